@@ -1,0 +1,152 @@
+/*
+ * MPI-FPGA wire format: the one definition shared by the host side (src/)
+ * and the switch model (fpga_model/).  Bit layouts are documented in
+ * doc/protocol.md; field widths follow 001 sec. 3.2 and fig. 4.
+ *
+ *   processor packet  = 8-byte header + payload      (host <-> switch, DMA)
+ *   network packet    = 6-byte header + <= 2 KiB     (switch <-> switch)
+ *   CT-config packet  = processor packet, opcode MF_OPC_CT_CONFIG
+ *   forwarding table  = processor packet, opcode MF_OPC_FWD_TABLE
+ */
+#ifndef MPIFPGA_WIRE_H
+#define MPIFPGA_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MF_PROC_HDR_BYTES 8 /* 001 sec. 3.2: processor packet header, 8 bytes */
+#define MF_NET_HDR_BYTES 6  /* 001 sec. 3.2: network packet header, 6 bytes */
+#define MF_MAX_CTX 32       /* 001 sec. 3.2: 5-bit context ID, 32 CT rows */
+#define MF_RANK_BITS 16     /* 001 sec. 3.2: Dest / rank fields are 16 bits */
+#define MF_MAX_RANKS (1u << MF_RANK_BITS) /* MAX_R = 64K (001 sec. 3.2) */
+#define MF_MAX_LEVELS MF_RANK_BITS        /* log2(MAX_R) partners per set */
+#define MF_PROC_MAX_SIZE ((1u << 29) - 1) /* 29-bit message-size field */
+
+/* Opcode: which collective (or control message) a packet belongs to. */
+typedef enum {
+    MF_OPC_UNICAST = 0, /* point-to-point / synthetic traffic */
+    MF_OPC_BARRIER = 1,
+    MF_OPC_BCAST = 2,
+    MF_OPC_REDUCE = 3,
+    MF_OPC_ALLREDUCE = 4,
+    MF_OPC_SCATTER = 5,
+    MF_OPC_GATHER = 6,
+    MF_OPC_ALLGATHER = 7,
+    MF_OPC_REDUCE_SCATTER = 8,
+    MF_OPC_CT_CONFIG = 9,  /* CT entry for (ctx) in the payload */
+    MF_OPC_CT_FREE = 10,   /* release CT row (ctx) */
+    MF_OPC_FWD_TABLE = 11, /* forwarding table entries in the payload */
+    MF_OPC_COUNT
+} mf_opcode_t;
+
+/* 2-bit algorithm field (001 sec. 3.2, 4.2): meaning depends on opcode. */
+typedef enum {
+    MF_ALG_BINOMIAL = 0,       /* bcast, reduce, scatter, gather */
+    MF_ALG_RECURSIVE_DBL = 1,  /* allreduce (short), allgather (pof2), barrier */
+    MF_ALG_RABENSEIFNER = 2,   /* reduce / allreduce: rec. halving + doubling */
+    MF_ALG_RING = 3,           /* bcast (scatter + ring), allgather (ring) */
+} mf_alg_t;
+/* reduce_scatter always uses recursive halving; it is coded MF_ALG_RABENSEIFNER */
+
+/* 4-bit operation field (001 sec. 3.2). */
+typedef enum {
+    MF_OP_SUM = 0, MF_OP_PROD, MF_OP_MIN, MF_OP_MAX,
+    MF_OP_LAND, MF_OP_LOR, MF_OP_LXOR,
+    MF_OP_BAND, MF_OP_BOR, MF_OP_BXOR,
+    MF_OP_COUNT
+} mf_op_t;
+
+/* 4-bit datatype field (model extension of fig. 4: the AgLU lanes need it). */
+typedef enum {
+    MF_DT_INT8 = 0, MF_DT_INT16, MF_DT_INT32, MF_DT_INT64,
+    MF_DT_UINT8, MF_DT_UINT16, MF_DT_UINT32, MF_DT_UINT64,
+    MF_DT_FLOAT, MF_DT_DOUBLE,
+    MF_DT_COUNT
+} mf_dtype_t;
+
+/* Processor packet header (8 bytes), host <-> own switch. */
+typedef struct {
+    uint8_t opcode; /* mf_opcode_t, 4 bits */
+    uint8_t ctx;    /* context ID = CT row, 5 bits */
+    uint8_t alg;    /* mf_alg_t, 2 bits */
+    uint8_t op;     /* mf_op_t, 4 bits */
+    uint8_t dtype;  /* mf_dtype_t, 4 bits */
+    uint16_t root;  /* root's rank in the communicator, 16 bits */
+    uint32_t size;  /* message size in bytes, 29 bits (see doc/protocol.md) */
+} mf_proc_hdr_t;
+
+/* Network packet header (6 bytes), switch <-> switch. */
+typedef struct {
+    uint16_t dest;  /* destination global rank, 16 bits */
+    uint8_t ctx;    /* 5 bits */
+    uint8_t opcode; /* 4 bits */
+    uint8_t alg;    /* 2 bits */
+    uint8_t op;     /* 4 bits */
+    uint8_t dtype;  /* 4 bits */
+    uint8_t tag;    /* 5 bits: which edge of the collective's schedule */
+    uint8_t psize;  /* 3 bits: payload = 0 phits (0) or 2^(psize-1) phits */
+    uint8_t last;   /* 1 bit: last packet of this stream */
+    uint8_t vc;     /* 1 bit: dateline VC class (000 sec. 4.2.2) */
+} mf_net_hdr_t;
+
+#define MF_NET_MAX_PSIZE 7 /* 2^(7-1) = 64 phits */
+
+void mf_proc_hdr_pack(const mf_proc_hdr_t *h, uint8_t out[MF_PROC_HDR_BYTES]);
+int mf_proc_hdr_unpack(const uint8_t in[MF_PROC_HDR_BYTES], mf_proc_hdr_t *h);
+void mf_net_hdr_pack(const mf_net_hdr_t *h, uint8_t out[MF_NET_HDR_BYTES]);
+int mf_net_hdr_unpack(const uint8_t in[MF_NET_HDR_BYTES], mf_net_hdr_t *h);
+/* Phits carried by a network packet with this psize code. */
+static inline unsigned mf_psize_phits(unsigned psize) { return psize ? 1u << (psize - 1) : 0u; }
+
+/*
+ * Communicator-table entry (001 sec. 3.1, fig. 4A), as sent in a CT-config
+ * packet.  All partners are GLOBAL ranks (001 sec. 3.3).  The model keeps
+ * the partner sets each offloaded algorithm needs (doc/model.md):
+ *   hc[k]    recursive doubling / halving partner at step k (MPICH's pof2
+ *            folding applied: partner of newrank ^ 2^k), valid if rank
+ *            takes part in the pof2 phase
+ *   up[k]    global rank of comm rank (rank + 2^k) mod size   binomial tree
+ *   down[k]  global rank of comm rank (rank - 2^k) mod size   children/parent
+ *   fold     non-pof2 folding partner (MPICH: even r < 2*rem -> r+1), or NONE
+ * Ring neighbours are up[0] and down[0].
+ */
+#define MF_RANK_NONE 0xffffu
+typedef struct {
+    uint16_t size;   /* communicator size (1 .. 65535) */
+    uint16_t rank;   /* this member's rank in the communicator */
+    uint8_t levels;  /* ceil(log2(size)) */
+    uint8_t pof2_levels; /* floor(log2(size)) */
+    uint16_t fold;   /* non-pof2 folding partner, global rank, or MF_RANK_NONE */
+    uint16_t hc[MF_MAX_LEVELS];
+    uint16_t up[MF_MAX_LEVELS];
+    uint16_t down[MF_MAX_LEVELS];
+    uint16_t global0; /* global rank of comm rank 0 */
+} mf_ct_entry_t;
+
+/* CT-config payload bytes for an entry (variable: 3 sets of `levels` partners). */
+size_t mf_ct_entry_wire_bytes(const mf_ct_entry_t *e);
+size_t mf_ct_entry_pack(const mf_ct_entry_t *e, uint8_t *out, size_t cap);
+int mf_ct_entry_unpack(const uint8_t *in, size_t len, mf_ct_entry_t *e);
+
+/* Forwarding-table entry (001 sec. 3.3): global rank -> node / switch port. */
+typedef struct {
+    uint16_t rank;
+    uint16_t node;
+    uint8_t port; /* host port on that node's switch */
+} mf_fwd_entry_t;
+#define MF_FWD_ENTRY_BYTES 5
+size_t mf_fwd_pack(const mf_fwd_entry_t *e, size_t n, uint8_t *out, size_t cap);
+int mf_fwd_unpack(const uint8_t *in, size_t len, mf_fwd_entry_t *e, size_t cap, size_t *n);
+
+/* Sizes / names shared by host and model. */
+size_t mf_dtype_size(mf_dtype_t t);
+const char *mf_dtype_name(mf_dtype_t t);
+const char *mf_op_name(mf_op_t op);
+const char *mf_opcode_name(mf_opcode_t opc);
+int mf_dtype_parse(const char *s, mf_dtype_t *t);
+int mf_op_parse(const char *s, mf_op_t *op);
+int mf_coll_parse(const char *s, mf_opcode_t *opc);
+/* True if op may be applied to dtype by the AgLUs (bitwise ops: integers only). */
+int mf_op_valid_for(mf_op_t op, mf_dtype_t t);
+
+#endif

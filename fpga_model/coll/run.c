@@ -1,0 +1,183 @@
+/* Collectives through the model without MPI; see run.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/run.h"
+#include "hw/switch.h"
+#include "mpifpga/ct.h"
+
+uint64_t mf_osu_hdr_size(mf_opcode_t opc, uint64_t osu_bytes, int comm_size, size_t esize)
+{
+    if (opc == MF_OPC_BARRIER)
+        return 0;
+    if (opc == MF_OPC_REDUCE_SCATTER)
+        return osu_bytes / esize / (uint64_t)comm_size * esize;
+    return osu_bytes;
+}
+
+int mf_comm_setup(mf_net_t *n, int ctx, int size, const int *members, char *err, size_t len)
+{
+    for (int i = 0; i < size; i++) {
+        mf_ct_entry_t e;
+        if (mf_ct_entry_build(size, i, members, &e, err, len))
+            return -1;
+        if (mf_net_ct_config(n, members[i], ctx, &e, err, len))
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    uint64_t *complete;
+    int *status;
+    char *err;
+    size_t errlen;
+} collect_t;
+
+typedef struct {
+    collect_t *col;
+    int idx;
+} member_t;
+
+static void member_done(void *user, const mf_completion_t *c)
+{
+    member_t *m = user;
+    m->col->complete[m->idx] = c->complete;
+    m->col->status[m->idx] = c->status;
+    if (c->status && !m->col->err[0])
+        snprintf(m->col->err, m->col->errlen, "rank %d: %s", c->rank, c->err);
+}
+
+static mf_alg_t pick_alg(const mf_coll_spec_t *c, int size, uint64_t hdr_size)
+{
+    size_t es = mf_dtype_size(c->dtype);
+    return mf_coll_alg(c->opc, (unsigned)size, hdr_size, hdr_size / es);
+}
+
+int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
+                 mf_buf_t *send, mf_buf_t *recv, uint64_t at, uint64_t *lat_cycles,
+                 mf_coll_timing_t *t, char *err, size_t len)
+{
+    int rc = -1;
+    size_t es = mf_dtype_size(c->dtype);
+    uint64_t hsize = mf_osu_hdr_size(c->opc, c->bytes, size, es);
+    uint64_t *complete = calloc((size_t)size, sizeof *complete);
+    int *status = calloc((size_t)size, sizeof *status);
+    member_t *mem = calloc((size_t)size, sizeof *mem);
+    char cerr[200] = "";
+    collect_t col = {complete, status, cerr, sizeof cerr};
+    if (!complete || !status || !mem) {
+        snprintf(err, len, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < size; i++) {
+        mem[i] = (member_t){&col, i};
+        mf_coll_req_t req = {
+            .hdr = {.opcode = (uint8_t)c->opc, .ctx = (uint8_t)c->ctx,
+                    .alg = (uint8_t)pick_alg(c, size, hsize), .op = (uint8_t)c->op,
+                    .dtype = (uint8_t)c->dtype, .root = (uint16_t)c->root,
+                    .size = (uint32_t)hsize},
+            .counts = c->counts, .at = at, .done = member_done, .user = &mem[i]};
+        if (send)
+            req.send = send[i];
+        if (recv)
+            req.recv = recv[i];
+        if (mf_net_post(n, members[i], &req, err, len))
+            goto out;
+    }
+    if (mf_net_run(n, MF_NEVER, err, len)) {
+        if (getenv("MPIFPGA_DEBUG"))
+            mf_net_dump(n, stderr);
+        goto out;
+    }
+    if (cerr[0]) {
+        snprintf(err, len, "%s", cerr);
+        goto out;
+    }
+    *t = (mf_coll_timing_t){.min_us = 1e300};
+    double sum = 0;
+    for (int i = 0; i < size; i++) {
+        uint64_t l = complete[i] - at;
+        double us = mf_net_cycles_to_us(n, l);
+        if (lat_cycles)
+            lat_cycles[i] = l;
+        sum += us;
+        if (us < t->min_us)
+            t->min_us = us;
+        if (us > t->max_us)
+            t->max_us = us;
+        if (l > t->max_cycles)
+            t->max_cycles = l;
+        if (complete[i] > t->end)
+            t->end = complete[i];
+    }
+    t->avg_us = sum / size;
+    rc = 0;
+out:
+    free(complete);
+    free(status);
+    free(mem);
+    return rc;
+}
+
+/* Hash of the state an iteration leaves behind that can change the next one:
+ * the switch allocators' round-robin pointers (the network is drained). */
+static uint64_t arb_state(const mf_net_t *n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int s = 0; s < n->nsw; s++)
+        for (int p = 0; p < n->sw[s].nports; p++)
+            h = (h ^ n->sw[s].out[p].rr) * 1099511628211ull;
+    return h;
+}
+
+int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members, int iters,
+                 int fast, mf_coll_timing_t *t, int *simulated, char *err, size_t len)
+{
+    uint64_t *lat = calloc((size_t)size, sizeof *lat), *prev = calloc((size_t)size, sizeof *prev);
+    double *sum = calloc((size_t)size, sizeof *sum);
+    int rc = -1, i;
+    uint64_t at = mf_net_now(n), state = 0;
+    int can_fast = fast && n->p.link_jitter_sd_ns <= 0;
+    if (!lat || !prev || !sum) {
+        snprintf(err, len, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < iters; i++) {
+        mf_coll_timing_t one;
+        if (mf_coll_once(n, c, size, members, NULL, NULL, at, lat, &one, err, len))
+            goto out;
+        for (int r = 0; r < size; r++)
+            sum[r] += mf_net_cycles_to_us(n, lat[r]);
+        at = one.end;
+        uint64_t s = arb_state(n);
+        int same = i > 0 && s == state && !memcmp(lat, prev, (size_t)size * sizeof *lat);
+        state = s;
+        memcpy(prev, lat, (size_t)size * sizeof *lat);
+        if (can_fast && same) {
+            for (int r = 0; r < size; r++) /* remaining iterations repeat this one */
+                sum[r] += (iters - 1 - i) * mf_net_cycles_to_us(n, lat[r]);
+            i++;
+            break;
+        }
+    }
+    *simulated = i;
+    *t = (mf_coll_timing_t){.min_us = 1e300, .end = at};
+    double tot = 0;
+    for (int r = 0; r < size; r++) {
+        double a = sum[r] / iters;
+        tot += a;
+        if (a < t->min_us)
+            t->min_us = a;
+        if (a > t->max_us)
+            t->max_us = a;
+    }
+    t->avg_us = tot / size;
+    rc = 0;
+out:
+    free(lat);
+    free(prev);
+    free(sum);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * Driving collectives through the model without MPI processes: set up a
+ * communicator's CT rows the way the host side does (CT-config packets built
+ * with mf_ct_entry_build), post one collective on every member, run, and
+ * collect per-rank latencies.  Used by mpifpga-sim, the tests and the
+ * benchmarks.
+ */
+#ifndef MF_COLL_RUN_H
+#define MF_COLL_RUN_H
+
+#include <stdint.h>
+#include "mpifpga/model.h"
+
+typedef struct {
+    mf_opcode_t opc;
+    mf_op_t op;
+    mf_dtype_t dtype;
+    int root;          /* comm rank */
+    int ctx;           /* CT row */
+    uint64_t bytes;    /* OSU message size of this collective (see osu_hdr_size) */
+    const uint32_t *counts; /* reduce_scatter per-rank bytes, NULL = uniform */
+} mf_coll_spec_t;
+
+typedef struct {
+    double avg_us, min_us, max_us; /* over ranks of (complete - post) */
+    uint64_t max_cycles;           /* slowest rank, cycles */
+    uint64_t end;                  /* cycle the last rank completed */
+} mf_coll_timing_t;
+
+/* Processor-header size for an OSU message size (doc/protocol.md):
+ * reduce_scatter: size / P rounded down to elements; barrier: 0; others as is. */
+uint64_t mf_osu_hdr_size(mf_opcode_t opc, uint64_t osu_bytes, int comm_size, size_t esize);
+
+/* Members[i] is the global rank of comm rank i. */
+int mf_comm_setup(mf_net_t *n, int ctx, int size, const int *members, char *err, size_t len);
+
+/* Post on all members at cycle `at`, run to completion.  send/recv may be
+ * NULL (timing only, no payload).  lat_cycles[i] (optional) gets comm rank
+ * i's latency. */
+int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
+                 mf_buf_t *send, mf_buf_t *recv, uint64_t at, uint64_t *lat_cycles,
+                 mf_coll_timing_t *t, char *err, size_t len);
+
+/* OSU-style timing loop: `iters` back-to-back calls, each started when the
+ * previous one ended on every rank.  With no link jitter, once an iteration
+ * leaves the arbitration state exactly as the one before, the remaining
+ * iterations are known to repeat it and are not simulated (fast path,
+ * test_coll proves it gives the same cycles).  *simulated gets the number
+ * of iterations really run. */
+int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members, int iters,
+                 int fast, mf_coll_timing_t *t, int *simulated, char *err, size_t len);
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * Collective control module (001 sec. 4.2, fig. 6).  A processor packet
+ * header for a collective selects the CT row by context ID; the CCM's
+ * algorithm blocks (ccm_algo.c) turn header + CT entry into the dataflow the
+ * switch runs (new destinations, multicast bit vectors, reduction and
+ * gather table entries); the CCM then drives it each cycle and tells the
+ * host when its side is complete (the interrupt of 001 sec. 2.2).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hw/switch.h"
+
+void mf_ccm_fail(mf_coll_t *c, const char *fmt, ...)
+{
+    if (c->status)
+        return; /* keep the first reason */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    va_end(ap);
+    c->status = -1;
+}
+
+void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c)
+{
+    int ctx = c->req.hdr.ctx;
+    c->next = NULL;
+    if (e->wait_tail[ctx])
+        e->wait_tail[ctx]->next = c;
+    else
+        e->wait_head[ctx] = c;
+    e->wait_tail[ctx] = c;
+    n->pending++;
+    /* the DMA starts reading when the host rings the doorbell */
+    mf_switch_wake(e->sw, c->req.at + n->host_o);
+}
+
+static void signal_host(mf_net_t *n, mf_coll_t *c)
+{
+    if (c->host_signalled)
+        return;
+    c->host_signalled = 1;
+    mf_completion_t done = {.rank = c->eng->grank, .status = c->status,
+                            .post = c->req.at, .complete = c->host_done + n->host_o};
+    snprintf(done.err, sizeof done.err, "%s", c->err);
+    n->pending--;
+    if (c->req.done)
+        c->req.done(c->req.user, &done);
+}
+
+static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
+{
+    for (int i = 0; i < c->nst; i++) {
+        mf_stream_t *st = &c->st[i];
+        while (st->q.head)
+            mf_stream_take(s, st, NULL, st->q.head->len - st->q.head->rd);
+    }
+    for (int i = 0; i < c->nsk; i++)
+        if (c->sk[i].pk)
+            mf_pkt_free(&n->pool, c->sk[i].pk);
+    free(c->st);
+    free(c->fl);
+    free(c->sk);
+    free(c->counts);
+    free(c);
+}
+
+static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
+{
+    int ctx = c->req.hdr.ctx;
+    const mf_ct_entry_t *ct = mf_ct_lookup(e, ctx);
+    c->start = now;
+    c->host_done = now;
+    e->cur[ctx] = c;
+    s->nactive_colls++;
+    if (!ct)
+        mf_ccm_fail(c, "no communicator-table entry for context %d on rank %d", ctx, e->grank);
+    else if (mf_ccm_build(c, ct, s->net->pkt_bytes) < 0)
+        mf_ccm_fail(c, "cannot build the %s schedule: %s", mf_opcode_name(c->req.hdr.opcode),
+                    c->err[0] ? c->err : "out of memory");
+    if (!c->status)
+        mf_collector_adopt_parked(s, e, c, now);
+    mf_switch_wake(s, now + 1);
+}
+
+void mf_ccm_start_ready(mf_switch_t *s, mf_engine_t *e, uint64_t now)
+{
+    for (int ctx = 0; ctx < MF_MAX_CTX; ctx++) {
+        mf_coll_t *c = e->wait_head[ctx];
+        if (!c || e->cur[ctx])
+            continue;
+        if (c->req.at + s->net->host_o > now) {
+            mf_switch_wake(s, c->req.at + s->net->host_o);
+            continue;
+        }
+        e->wait_head[ctx] = c->next;
+        if (!e->wait_head[ctx])
+            e->wait_tail[ctx] = NULL;
+        start(s, e, c, now);
+    }
+}
+
+static int sink_complete(const mf_sink_t *k) { return k->len ? k->done == k->len : k->done == 1; }
+
+/* Has the host's part (reads of its buffer, writes of its results) ended? */
+static int host_side_done(const mf_coll_t *c)
+{
+    for (int i = 0; i < c->nst; i++)
+        if (c->st[i].kind == MF_ST_HOST && c->st[i].issued != c->st[i].len)
+            return 0;
+    for (int i = 0; i < c->nsk; i++)
+        if (c->sk[i].kind == MF_SINK_HOST && !sink_complete(&c->sk[i]))
+            return 0;
+    return 1;
+}
+
+static int net_sinks_flushed(const mf_coll_t *c)
+{
+    for (int i = 0; i < c->nsk; i++)
+        if (c->sk[i].kind == MF_SINK_NET && !sink_complete(&c->sk[i]))
+            return 0;
+    return 1;
+}
+
+void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now)
+{
+    mf_engine_t *e = c->eng;
+    (void)now;
+    signal_host(s->net, c);
+    mf_cgr_release(s, c);
+    e->cur[c->req.hdr.ctx] = NULL;
+    s->nactive_colls--;
+    free_coll(s->net, s, c);
+    mf_switch_wake(s, now + 1); /* the next collective on this context may start */
+}
+
+/* Drive one collective for a cycle; *busy is set if it can move next cycle. */
+static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now, int *busy)
+{
+    uint64_t cfg = c->start + s->net->pcie; /* processor header reaches the CCM */
+    if (!c->status) {
+        mf_dma_read_sources(s, e, c, now);
+        if (now < cfg) {
+            mf_switch_wake(s, cfg);
+            return;
+        }
+        for (int i = 0; i < c->nfl; i++)
+            *busy |= mf_flow_step(s, c, &c->fl[i], now);
+        if (!c->host_signalled && host_side_done(c))
+            signal_host(s->net, c);
+    }
+    if (c->status || (c->flows_left == 0 && net_sinks_flushed(c)))
+        mf_ccm_finish(s, c, now);
+}
+
+void mf_ccm_progress(mf_switch_t *s, mf_engine_t *e, uint64_t now, int *busy)
+{
+    for (int ctx = 0; ctx < MF_MAX_CTX; ctx++)
+        if (e->cur[ctx])
+            progress_one(s, e, e->cur[ctx], now, busy);
+}

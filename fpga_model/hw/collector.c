@@ -1,0 +1,128 @@
+/*
+ * Collectors (001 sec. 4.3): incoming collective packets for a local engine
+ * are demultiplexed by (context, tag) into stream buffers and wait there for
+ * the flow that consumes them ("waits for all packets corresponding to the
+ * child MPI processes").  Packets that arrive before the local processor has
+ * posted its side of the collective are parked, in order, and adopted when
+ * it does.  The same stream type carries DMA reads and flow-to-flow links.
+ */
+#include <string.h>
+
+#include "hw/switch.h"
+
+static void account(mf_switch_t *s, int64_t delta)
+{
+    s->stream_bytes += delta;
+    if (s->stream_bytes > s->stream_peak)
+        s->stream_peak = s->stream_bytes;
+}
+
+void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk)
+{
+    chunk->rd = 0;
+    if (st->q.tail && chunk->ready < st->q.tail->ready)
+        chunk->ready = st->q.tail->ready; /* keep readiness monotonic */
+    mf_pq_push(&st->q, chunk);
+    if (!st->scan)
+        st->scan = chunk;
+    st->in += chunk->len;
+    account(s, chunk->len);
+    mf_switch_wake(s, chunk->ready);
+}
+
+uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
+{
+    while (st->scan && st->scan->ready <= now) {
+        st->ready += st->scan->len - st->scan->rd;
+        st->scan = st->scan->next;
+    }
+    return st->ready;
+}
+
+/* Take n bytes (n <= available) into dst (may be NULL to drop them). */
+size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
+{
+    size_t got = 0;
+    while (got < n && st->q.head) {
+        mf_pkt_t *k = st->q.head;
+        size_t m = k->len - k->rd;
+        if (m > n - got)
+            m = n - got;
+        if (dst)
+            memcpy(dst + got, k->data + k->rd, m);
+        k->rd += m;
+        got += m;
+        if (k->rd == k->len) {
+            if (st->scan == k) /* only for empty chunks */
+                st->scan = k->next;
+            mf_pq_pop(&st->q);
+            mf_pkt_free(&s->net->pool, k);
+        }
+    }
+    st->ready -= got;
+    st->out += got;
+    account(s, -(int64_t)got);
+    return got;
+}
+
+/* Hand one NET packet to the current collective's stream for its tag.
+ * Returns 1 if taken, 0 if it belongs to a later collective. */
+static int deliver(mf_switch_t *s, mf_coll_t *c, mf_pkt_t *k)
+{
+    int idx = k->h.tag < 32 ? c->tag_stream[k->h.tag] : -1;
+    if (idx < 0)
+        return 0;
+    mf_stream_t *st = &c->st[idx];
+    if (st->closed)
+        return 0;
+    if (k->h.opcode != c->req.hdr.opcode || k->h.op != c->req.hdr.op ||
+        k->h.dtype != c->req.hdr.dtype) {
+        mf_ccm_fail(c, "mismatched collective on context %u: got %s/%s/%s from rank %u, "
+                       "expected %s/%s/%s",
+                    k->h.ctx, mf_opcode_name(k->h.opcode), mf_op_name(k->h.op),
+                    mf_dtype_name(k->h.dtype), k->src, mf_opcode_name(c->req.hdr.opcode),
+                    mf_op_name(c->req.hdr.op), mf_dtype_name(c->req.hdr.dtype));
+    }
+    if (st->in + k->len > st->len || (k->h.last && st->in + k->len != st->len)) {
+        mf_ccm_fail(c, "mismatched message size on context %u: rank %u sent %llu+ bytes "
+                       "for a %llu-byte stream (tag %u)",
+                    k->h.ctx, k->src, (unsigned long long)(st->in + k->len),
+                    (unsigned long long)st->len, k->h.tag);
+        if (st->in + k->len > st->len)
+            k->len = (uint32_t)(st->len - st->in); /* never write past the buffer */
+    }
+    if (k->h.last)
+        st->closed = 1;
+    mf_stream_push(s, st, k);
+    return 1;
+}
+
+void mf_collector_accept(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now)
+{
+    unsigned ctx = k->h.ctx;
+    uint64_t ready = now + s->net->p.collector_cycles;
+    uint64_t tail = mf_fx_ceil(k->tail_fx);
+    k->ready = ready > tail ? ready : tail;
+    mf_coll_t *c = e->cur[ctx];
+    if (e->parked[ctx].n || !c || !deliver(s, c, k)) {
+        mf_pq_push(&e->parked[ctx], k);
+        if (c)
+            mf_collector_adopt_parked(s, e, c, now);
+        return;
+    }
+}
+
+/* Move parked packets (in arrival order) into c's streams; packets of a
+ * stream that is already closed stay parked for the next collective. */
+void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
+{
+    (void)now;
+    mf_pq_t *pq = &e->parked[c->req.hdr.ctx];
+    mf_pq_t keep = {0};
+    mf_pkt_t *k;
+    while ((k = mf_pq_pop(pq)) != NULL) {
+        if (!deliver(s, c, k))
+            mf_pq_push(&keep, k);
+    }
+    *pq = keep;
+}

@@ -1,0 +1,132 @@
+/*
+ * DMA engine / packet converter (001 sec. 2.5, 3.1, fig. 3): moves
+ * processor-packet payload between host memory and the switch over PCIe at
+ * dma_phits_per_cycle, one engine per node shared by its ranks.  Reads for
+ * the streams a collective needs from the send buffer are issued round
+ * robin, each landing pcie_latency later; writes of results land in the
+ * receive buffer pcie_latency after they leave the switch.  Unicast packets
+ * ejected here end their journey (synthetic traffic statistics).
+ */
+#include <string.h>
+
+#include "hw/switch.h"
+
+/* Reads in flight per stream are capped so one stream cannot hog the DMA
+ * and a multi-megabyte read is not materialised at once. */
+static uint64_t read_window(const mf_net_t *n)
+{
+    return (uint64_t)n->pcie * n->dma_bytes + 4ull * n->pkt_bytes;
+}
+
+static void budgets(mf_net_t *n, mf_dma_t *d, uint64_t now)
+{
+    if (d->rd_budget_cycle != now + 1) {
+        d->rd_budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
+        d->rd_left = n->dma_bytes;
+        d->wr_left = n->dma_bytes;
+    }
+}
+
+void mf_dma_begin_cycle(mf_net_t *n, mf_dma_t *d, uint64_t now) { budgets(n, d, now); }
+
+static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
+{
+    const mf_buf_t *b = &c->req.send;
+    if (b->base) {
+        if (off + len <= b->len) {
+            memcpy(dst, (const uint8_t *)b->base + off, len);
+            return;
+        }
+        mf_ccm_fail(c, "send buffer too small: need %llu bytes, have %zu",
+                    (unsigned long long)(off + len), b->len);
+        memset(dst, 0, len);
+    } else if (b->read) {
+        b->read(b->ctx, off, dst, len);
+    } else {
+        memset(dst, 0, len); /* timing-only run: no payload */
+    }
+}
+
+static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
+{
+    mf_net_t *n = s->net;
+    mf_dma_t *d = c->eng->dma;
+    uint64_t buffered = st->issued - st->out;
+    if (st->issued == st->len || buffered >= read_window(n) || d->rd_left == 0)
+        return 0;
+    uint64_t m = st->len - st->issued;
+    if (m > n->pkt_bytes)
+        m = n->pkt_bytes;
+    if (m > d->rd_left)
+        m = d->rd_left;
+    mf_pkt_t *ch = mf_pkt_alloc(&n->pool);
+    if (!ch) {
+        n->failed = 1;
+        strcpy(n->err, "out of memory allocating a DMA buffer");
+        return 0;
+    }
+    host_read(c, st->host_off + st->issued, ch->data, (size_t)m);
+    ch->len = (uint32_t)m;
+    ch->ready = now + n->pcie;
+    st->issued += m;
+    d->rd_left -= (uint32_t)m;
+    mf_stream_push(s, st, ch);
+    if (st->issued == st->len) {
+        st->closed = 1;
+        if (ch->ready > c->host_done)
+            c->host_done = ch->ready;
+    }
+    return 1;
+}
+
+void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
+{
+    budgets(s->net, e->dma, now);
+    int progress = 1;
+    while (progress && e->dma->rd_left) {
+        progress = 0;
+        for (int i = 0; i < c->nst; i++)
+            if (c->st[i].kind == MF_ST_HOST)
+                progress |= read_one(s, c, &c->st[i], now);
+    }
+}
+
+uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now)
+{
+    budgets(n, d, now);
+    return d->wr_left;
+}
+
+void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
+                  size_t len, uint64_t now)
+{
+    const mf_buf_t *b = &c->req.recv;
+    budgets(n, d, now);
+    d->wr_left = len < d->wr_left ? d->wr_left - (uint32_t)len : 0;
+    if (len && b->base) {
+        if (off + len <= b->len)
+            memcpy((uint8_t *)b->base + off, src, len);
+        else
+            mf_ccm_fail(c, "receive buffer too small: need %llu bytes, have %zu",
+                        (unsigned long long)(off + len), b->len);
+    } else if (len && b->write) {
+        b->write(b->ctx, off, src, len);
+    }
+    if (now + n->pcie > c->host_done)
+        c->host_done = now + n->pcie;
+}
+
+void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now)
+{
+    mf_net_t *n = s->net;
+    uint64_t tail = mf_fx_ceil(k->tail_fx);
+    uint64_t lat = (tail > now ? tail : now) - k->born;
+    e->rx_pkts++;
+    e->rx_phits += k->nphits;
+    e->rx_lat_sum += lat;
+    if (lat > e->rx_lat_max)
+        e->rx_lat_max = lat;
+    if (n->on_eject)
+        n->on_eject(n, e, k);
+    mf_pkt_free(&n->pool, k);
+}

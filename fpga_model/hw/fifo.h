@@ -1,0 +1,43 @@
+/*
+ * Input FIFO with margin-based back-pressure (001 sec. 2.5): when occupancy
+ * passes capacity - m the upstream node is told to stop; when it drains below
+ * that again it is told to resume.  The signal reaches upstream `delay`
+ * cycles later (it travels back over the link), so the margin must absorb
+ * what is in flight meanwhile.  An arrival that does not fit is counted as an
+ * overflow: with a margin >= the round trip it never happens (test_fifo).
+ */
+#ifndef MF_FIFO_H
+#define MF_FIFO_H
+
+#include <stdint.h>
+#include "hw/pkt.h"
+
+typedef struct {
+    mf_pq_t q;
+    uint32_t occ;      /* phits held */
+    uint32_t cap;      /* capacity in phits */
+    uint32_t margin;   /* m, phits */
+    uint32_t delay;    /* cycles for stop/resume to reach upstream */
+    uint32_t peak;
+    uint64_t overflows;
+    /* stop/resume transitions, oldest first, so upstream can see the state
+     * as it was `delay` cycles ago */
+    uint64_t *tr_cycle;
+    uint8_t *tr_state;
+    uint32_t tr_head, tr_n, tr_cap;
+    uint8_t stopped;   /* current local state */
+    uint8_t seen_old;  /* state before the oldest kept transition */
+} mf_fifo_t;
+
+int mf_fifo_init(mf_fifo_t *f, uint32_t cap_phits, uint32_t margin, uint32_t delay);
+void mf_fifo_fini(mf_fifo_t *f);
+/* Phits a packet occupies (a header-only packet still takes one slot). */
+static inline uint32_t mf_fifo_cost(const mf_pkt_t *k) { return k->nphits ? k->nphits : 1; }
+/* Accept an arriving packet at cycle now; returns -1 (and counts) on overflow. */
+int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now);
+mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now);
+static inline mf_pkt_t *mf_fifo_head(const mf_fifo_t *f) { return f->q.head; }
+/* Stop state as the upstream node sees it at cycle now. */
+int mf_fifo_stop_seen(mf_fifo_t *f, uint64_t now);
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * The dataflow a collective becomes inside the switch (doc/model.md): flows
+ * read byte streams (collector buffers, DMA reads, other flows), combine
+ * them -- COPY (CCM multicast), REDUCE (CGR unit with AgLUs), CONCAT (L2
+ * switch serialising gathered blocks in rank order) -- and hand byte ranges
+ * of their output to sinks: the host (DMA write), a partner engine (network
+ * packets with a new destination, via the L2 switch), or another flow.
+ * Each flow moves at most one datapath width (datapath_phits_per_cycle
+ * phits) per cycle.
+ */
+#include <string.h>
+
+#include "hw/aglu.h"
+#include "hw/switch.h"
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Bytes the inputs can supply this cycle. */
+static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
+{
+    if (f->kind == MF_FLOW_CONCAT) {
+        while (f->cur < f->nin && c->st[f->in[f->cur]].out == c->st[f->in[f->cur]].len)
+            f->cur++;
+        return f->cur < f->nin ? mf_stream_avail(&c->st[f->in[f->cur]], now) : 0;
+    }
+    uint64_t n = UINT64_MAX;
+    for (int i = 0; i < f->nin; i++)
+        n = min_u64(n, mf_stream_avail(&c->st[f->in[i]], now));
+    if (f->kind == MF_FLOW_REDUCE && f->pos + n < f->len) {
+        size_t es = mf_dtype_size(c->req.hdr.dtype);
+        n -= n % es; /* AgLU lanes work on whole elements */
+    }
+    return n;
+}
+
+/* Room a sink has this cycle, or UINT64_MAX. */
+static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t now)
+{
+    switch (k->kind) {
+    case MF_SINK_HOST:
+        return mf_dma_write_budget(s->net, c->eng->dma, now);
+    case MF_SINK_NET:
+        return mf_l2_can_emit(s, k->dest) ? UINT64_MAX : (k->pk ? s->net->pkt_bytes - k->pk->len : 0);
+    default:
+        return UINT64_MAX;
+    }
+}
+
+/* Limit n so no sink receives more than it has room for. */
+static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n,
+                               uint64_t now)
+{
+    for (int i = 0; i < f->nsink && n; i++) {
+        mf_sink_t *k = &c->sk[f->sink0 + i];
+        uint64_t lo = k->off > f->pos ? k->off : f->pos;
+        uint64_t hi = min_u64(k->off + k->len, f->pos + n);
+        if (lo >= hi)
+            continue;
+        uint64_t room = sink_room(s, c, k, now);
+        if (hi - lo > room)
+            n = lo - f->pos + room;
+    }
+    return n;
+}
+
+static mf_pkt_t *new_chunk(mf_switch_t *s)
+{
+    mf_pkt_t *k = mf_pkt_alloc(&s->net->pool);
+    if (!k) {
+        s->net->failed = 1;
+        strcpy(s->net->err, "out of memory allocating a packet");
+    }
+    return k;
+}
+
+static uint32_t flow_latency(const mf_params_t *p, const mf_flow_t *f)
+{
+    return f->kind == MF_FLOW_REDUCE ? p->aglu_latency_cycles : p->collector_cycles;
+}
+
+/* Send the NET sink's packet (full, or the last one of its range). */
+static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready)
+{
+    mf_pkt_t *pk = k->pk;
+    if (!pk)
+        return;
+    k->pk = NULL;
+    pk->h = (mf_net_hdr_t){.dest = k->dest, .ctx = c->req.hdr.ctx, .opcode = c->req.hdr.opcode,
+                           .alg = c->req.hdr.alg, .op = c->req.hdr.op,
+                           .dtype = c->req.hdr.dtype, .tag = k->tag,
+                           .last = k->done == k->len};
+    pk->nphits = (uint16_t)((pk->len + s->net->phit_bytes - 1) / s->net->phit_bytes);
+    pk->h.psize = 0;
+    for (unsigned ph = pk->nphits; ph; ph >>= 1)
+        pk->h.psize++; /* nphits is a power of two (packet_target) */
+    pk->src = (uint16_t)c->eng->grank;
+    pk->ready = ready;
+    pk->born = ready;
+    mf_l2_emit(s, pk, ready);
+}
+
+/* Bytes the NET sink's current packet is filled to: a full network packet,
+ * or for the stream's tail the largest power-of-two number of phits that the
+ * rest fills (psize encodes 2^(k-1) phits), the last one possibly partial. */
+static size_t packet_target(const mf_net_t *n, const mf_sink_t *k, size_t have)
+{
+    uint64_t rest = k->len - k->done + have, phits = (rest + n->phit_bytes - 1) / n->phit_bytes;
+    if (rest >= n->pkt_bytes)
+        return n->pkt_bytes;
+    uint64_t p2 = 1;
+    while (p2 * 2 <= phits)
+        p2 *= 2;
+    return p2 * n->phit_bytes < rest ? p2 * n->phit_bytes : rest;
+}
+
+static void sink_net(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_t *src,
+                     size_t n, uint64_t ready)
+{
+    while (n) {
+        if (!k->pk && !(k->pk = new_chunk(s)))
+            return;
+        size_t target = packet_target(s->net, k, k->pk->len);
+        size_t m = target - k->pk->len;
+        if (m > n)
+            m = n;
+        memcpy(k->pk->data + k->pk->len, src, m);
+        k->pk->len += (uint32_t)m;
+        k->done += m;
+        src += m;
+        n -= m;
+        if (k->pk->len == target || k->done == k->len)
+            net_flush(s, c, k, ready);
+    }
+}
+
+static void sink_stream(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_t *src,
+                        size_t n, uint64_t ready)
+{
+    mf_stream_t *st = &c->st[k->stream];
+    while (n) {
+        mf_pkt_t *ch = new_chunk(s);
+        if (!ch)
+            return;
+        size_t m = n < s->net->pkt_bytes ? n : s->net->pkt_bytes;
+        memcpy(ch->data, src, m);
+        ch->len = (uint32_t)m;
+        ch->ready = ready;
+        mf_stream_push(s, st, ch);
+        k->done += m;
+        src += m;
+        n -= m;
+    }
+    if (k->done == k->len)
+        st->closed = 1;
+}
+
+/* Deliver output bytes [pos, pos+n) to every sink whose range covers them. */
+static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf, uint64_t n,
+                    uint64_t now)
+{
+    uint64_t ready = now + flow_latency(&s->net->p, f);
+    for (int i = 0; i < f->nsink; i++) {
+        mf_sink_t *k = &c->sk[f->sink0 + i];
+        uint64_t lo = k->off > f->pos ? k->off : f->pos;
+        uint64_t hi = min_u64(k->off + k->len, f->pos + n);
+        if (lo >= hi)
+            continue;
+        const uint8_t *src = buf + (lo - f->pos);
+        size_t m = hi - lo;
+        if (k->kind == MF_SINK_HOST) {
+            mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, ready);
+            k->done += m;
+        } else if (k->kind == MF_SINK_NET) {
+            sink_net(s, c, k, src, m, ready);
+        } else {
+            sink_stream(s, c, k, src, m, ready);
+        }
+    }
+}
+
+/* Zero-length sink ranges still signal: an empty last packet, a closed
+ * stream, a completion for the host. */
+static void finish_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+{
+    uint64_t ready = now + flow_latency(&s->net->p, f);
+    for (int i = 0; i < f->nsink; i++) {
+        mf_sink_t *k = &c->sk[f->sink0 + i];
+        if (k->len != 0 || k->done)
+            continue;
+        k->done = 1; /* mark handled; len 0 */
+        if (k->kind == MF_SINK_NET) {
+            k->done = 0;
+            if ((k->pk = new_chunk(s)) != NULL)
+                net_flush(s, c, k, ready);
+            k->done = 1;
+        } else if (k->kind == MF_SINK_STREAM) {
+            c->st[k->stream].closed = 1;
+            mf_switch_wake(s, ready);
+        } else {
+            mf_dma_write(s->net, c->eng->dma, c, k->host_off, NULL, 0, ready);
+        }
+    }
+}
+
+static int inputs_closed(mf_coll_t *c, mf_flow_t *f)
+{
+    for (int i = 0; i < f->nin; i++) {
+        mf_stream_t *st = &c->st[f->in[i]];
+        if (!st->closed || st->out != st->len)
+            return 0;
+    }
+    return 1;
+}
+
+/* Advance flow f by one cycle.  Returns 1 if it still has work it could do
+ * next cycle without new input (so the switch should stay awake). */
+int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+{
+    if (f->done)
+        return 0;
+    if (f->kind == MF_FLOW_REDUCE && !c->holds_cgr && !mf_cgr_acquire(s, c))
+        return 0; /* all SA CGR units busy: woken when one is released */
+    uint64_t n = min_u64(input_avail(c, f, now), s->net->datapath_bytes);
+    n = min_u64(n, f->len - f->pos);
+    n = limit_by_sinks(s, c, f, n, now);
+    if (n) {
+        uint8_t buf[n];
+        if (f->kind == MF_FLOW_REDUCE)
+            mf_cgr_reduce(s, c, f, buf, n);
+        else
+            mf_l2_serialise(s, c, f, buf, n, now);
+        deliver(s, c, f, buf, n, now);
+        f->pos += n;
+    }
+    if (f->pos == f->len && inputs_closed(c, f)) {
+        finish_sinks(s, c, f, now);
+        f->done = 1;
+        c->flows_left--;
+        return 0;
+    }
+    /* more input already here, or sinks were full: try again next cycle */
+    return input_avail(c, f, now) > 0;
+}

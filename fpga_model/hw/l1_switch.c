@@ -1,0 +1,80 @@
+/*
+ * L1 switch (001 sec. 4.3, fig. 5): switch traversal to the output port and
+ * its transceiver, ejection of packets addressed to a local engine
+ * (collective packets to the collectors, others to the DMA engine), and the
+ * input side: packets arriving from a link enter their VC FIFO and get
+ * their route computed.
+ */
+#include "hw/switch.h"
+
+void mf_l1_traverse(mf_switch_t *s, int port, mf_pkt_t *k, uint64_t now)
+{
+    mf_outport_t *o = &s->out[port];
+    k->in_vc = k->out_vc;
+    uint64_t head = mf_link_send(&o->link, k, now + s->net->stage, s->net->phit_bytes);
+    o->pkts++;
+    mf_switch_wake(o->peer, head);
+}
+
+static int is_collective(const mf_pkt_t *k)
+{
+    return k->h.opcode >= MF_OPC_BARRIER && k->h.opcode <= MF_OPC_REDUCE_SCATTER;
+}
+
+void mf_l1_eject(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
+{
+    mf_net_t *n = s->net;
+    mf_engine_t *e = &n->eng[k->h.dest];
+    uint64_t *free_fx = &s->eject_free_fx[e->slot];
+    uint64_t start = *free_fx > mf_fx(now) ? *free_fx : mf_fx(now);
+    *free_fx = start + (uint64_t)(k->nphits ? k->nphits : 1) * MF_FX_ONE /
+                           n->p.datapath_phits_per_cycle;
+    if (k->tail_fx < *free_fx)
+        k->tail_fx = *free_fx;
+    if (is_collective(k))
+        mf_collector_accept(s, e, k, now);
+    else
+        mf_dma_eject_unicast(s, e, k, now);
+}
+
+/* Can the eject port of k's destination take a packet this cycle? */
+static int eject_free(mf_switch_t *s, const mf_pkt_t *k, uint64_t now)
+{
+    return s->eject_free_fx[s->net->eng[k->h.dest].slot] <= mf_fx(now);
+}
+
+/* Eject VC heads and injected packets addressed to local engines. */
+void mf_l1_eject_ready(mf_switch_t *s, uint64_t now)
+{
+    unsigned nvc = s->net->p.vcs;
+    for (int p = 0; p < s->nports; p++) {
+        for (unsigned v = 0; v < nvc; v++) {
+            mf_fifo_t *f = &s->in[p].vc[v];
+            mf_pkt_t *k = mf_fifo_head(f);
+            if (k && k->out_port < 0 && k->ready <= now && eject_free(s, k, now))
+                mf_l1_eject(s, mf_fifo_pop(f, now), now);
+        }
+    }
+    for (int i = 0; i < s->nengines; i++) {
+        mf_pkt_t *k = s->eng[i]->tx.head;
+        if (k && k->out_port < 0 && k->ready <= now && eject_free(s, k, now))
+            mf_l1_eject(s, mf_pq_pop(&s->eng[i]->tx), now);
+    }
+}
+
+void mf_l1_receive(mf_switch_t *s, uint64_t now)
+{
+    for (int p = 0; p < s->nports; p++) {
+        mf_link_t *l = s->in[p].link;
+        mf_pkt_t *k;
+        if (!l)
+            continue;
+        while ((k = mf_link_recv(l, now)) != NULL) {
+            mf_fifo_push(&s->in[p].vc[k->in_vc], k, now);
+            k->in_port = (int8_t)p;
+            mf_route_compute(s, k);
+            k->ready = now + 2 * s->net->stage; /* RC, VA; SA happens at ready */
+            mf_switch_wake(s, k->ready);
+        }
+    }
+}

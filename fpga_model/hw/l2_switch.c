@@ -1,0 +1,53 @@
+/*
+ * L2 switches (001 sec. 4.3): the first reorders gathered packets by their
+ * sender's rank and the last collector serialises them (CONCAT flows take
+ * their inputs strictly in rank order); the last L2 switch directs CGR /
+ * CCM outputs to the right switch output port (per-port output queues that
+ * the switch allocator serves like an input).  Packets for an engine on the
+ * same switch loop back without leaving it.
+ */
+#include "hw/switch.h"
+
+size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+                       uint64_t now)
+{
+    (void)now;
+    size_t got = 0;
+    while (got < n && f->cur < f->nin) {
+        mf_stream_t *st = &c->st[f->in[f->cur]];
+        uint64_t left = st->len - st->out;
+        size_t m = n - got < left ? n - got : (size_t)left;
+        got += mf_stream_take(s, st, out + got, m);
+        if (st->out == st->len && f->kind == MF_FLOW_CONCAT)
+            f->cur++;
+        if (f->kind != MF_FLOW_CONCAT)
+            break;
+    }
+    return got;
+}
+
+int mf_l2_can_emit(mf_switch_t *s, uint16_t dest)
+{
+    int dsw = mf_rank_switch(s->net, dest);
+    if (dsw == s->id)
+        return 1;
+    int vc = 0;
+    int port = mf_topo_route(s->net->topo, s->id, dsw, &vc);
+    return port >= 0 && s->out[port].coll_out.n < MF_COLL_OUT_DEPTH;
+}
+
+void mf_l2_emit(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
+{
+    mf_net_t *n = s->net;
+    int dsw = mf_rank_switch(n, k->h.dest);
+    k->tail_fx = mf_fx(now) + (uint64_t)k->nphits * MF_FX_ONE / n->p.datapath_phits_per_cycle;
+    if (dsw == s->id) { /* local loopback through the L1 switch */
+        mf_collector_accept(s, &n->eng[k->h.dest], k, now);
+        return;
+    }
+    k->in_port = MF_PORT_NONE;
+    mf_route_compute(s, k);
+    k->ready = now + n->stage; /* L2 traversal */
+    mf_pq_push(&s->out[k->out_port].coll_out, k);
+    mf_switch_wake(s, k->ready);
+}

@@ -1,0 +1,77 @@
+/*
+ * Network packets as the model carries them: the decoded 6-byte header of
+ * include/mpifpga/wire.h plus the payload and timing bookkeeping.  The same
+ * object serves as a chunk of a collector stream once it reaches its
+ * destination engine (no copy).
+ */
+#ifndef MF_PKT_H
+#define MF_PKT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mpifpga/wire.h"
+
+typedef struct mf_pkt {
+    struct mf_pkt *next;
+    mf_net_hdr_t h;
+    uint16_t src;      /* source global rank: model bookkeeping, not on the wire */
+    uint16_t nphits;   /* payload phits (0 for a header-only packet) */
+    uint32_t len;      /* valid payload bytes */
+    uint32_t rd;       /* bytes already taken (as a stream chunk) */
+    int16_t out_port;  /* route computation result (-1: eject) */
+    uint8_t out_vc;    /* VC on the output link */
+    uint8_t in_vc;     /* VC it occupies at this hop */
+    int8_t in_port;    /* network port it arrived on, -1 if injected here */
+    uint64_t ready;    /* cycle from which the head may be used here */
+    uint64_t tail_fx;  /* 16.16 fixed-point cycle the tail is here */
+    uint64_t born;     /* cycle the packet was created (latency stats) */
+    uint8_t *data;     /* payload, capacity = pool payload_cap */
+} mf_pkt_t;
+
+typedef struct {
+    mf_pkt_t *free;
+    size_t payload_cap;
+    size_t live, peak; /* packets in use */
+} mf_pool_t;
+
+void mf_pool_init(mf_pool_t *p, size_t payload_cap);
+void mf_pool_fini(mf_pool_t *p);
+mf_pkt_t *mf_pkt_alloc(mf_pool_t *p); /* NULL on out-of-memory */
+void mf_pkt_free(mf_pool_t *p, mf_pkt_t *k);
+
+/* Singly linked packet queue. */
+typedef struct {
+    mf_pkt_t *head, *tail;
+    size_t n;
+} mf_pq_t;
+
+static inline void mf_pq_push(mf_pq_t *q, mf_pkt_t *k)
+{
+    k->next = NULL;
+    if (q->tail)
+        q->tail->next = k;
+    else
+        q->head = k;
+    q->tail = k;
+    q->n++;
+}
+
+static inline mf_pkt_t *mf_pq_pop(mf_pq_t *q)
+{
+    mf_pkt_t *k = q->head;
+    if (k) {
+        q->head = k->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->n--;
+        k->next = NULL;
+    }
+    return k;
+}
+
+/* Fixed-point cycle helpers (16 fractional bits). */
+#define MF_FX_ONE 65536ull
+static inline uint64_t mf_fx(uint64_t cycle) { return cycle << 16; }
+static inline uint64_t mf_fx_ceil(uint64_t fx) { return (fx + MF_FX_ONE - 1) >> 16; }
+
+#endif

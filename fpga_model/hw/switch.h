@@ -1,0 +1,245 @@
+/*
+ * The two-level MPI-FPGA switch (001 fig. 5) and the state its blocks share.
+ * One file per block (001 figs. 3, 5, 6, 7; doc/model.md):
+ *   dma.c        DMA engine / packet converter (processor <-> network packets)
+ *   link.c       transceiver link            fifo.c   input FIFO, margin back-pressure
+ *   ccm.c        collective control module   ct.c     communicator table
+ *   ccm_algo.c   the CCM's algorithm blocks (binomial, rec. doubling/halving, ring)
+ *   route.c      route computation           vc_alloc.c  VC allocation
+ *   sw_alloc.c   switch allocation (round robin)
+ *   l1_switch.c  L1 switch traversal, ejection
+ *   collector.c  collectors (stream buffers of incoming collective packets)
+ *   cgr.c        CGR unit: reduction table, count/counter, AgLUs
+ *   l2_switch.c  L2 switches: reorder/serialise gathered data, direct CGR
+ *                outputs to output ports
+ *   flow.c       the per-collective dataflow these blocks execute
+ *   switch.c     assembles the blocks into one cycle-engine module
+ */
+#ifndef MF_SWITCH_H
+#define MF_SWITCH_H
+
+#include <stdint.h>
+#include "mpifpga/model.h"
+#include "mpifpga/wire.h"
+#include "hw/fifo.h"
+#include "hw/link.h"
+#include "hw/pkt.h"
+#include "net/topo.h"
+#include "params/params.h"
+#include "sim/engine.h"
+
+#define MF_MAX_VCS 8
+#define MF_MAX_NET_PORTS 32
+#define MF_FLOW_MAXIN 18 /* own data + one input per binomial child (16) + 1 */
+#define MF_COLL_OUT_DEPTH 4 /* packets an L2 output queue holds */
+
+struct mf_net;
+struct mf_switch;
+struct mf_engine;
+
+/* ---- collective dataflow (flow.c) ------------------------------------ */
+
+typedef enum { MF_ST_HOST = 0, MF_ST_NET, MF_ST_INTERNAL } mf_stream_kind_t;
+
+/* A byte stream inside the switch: a collector buffer (NET), the DMA's read
+ * of a host range (HOST), or a link between two flows (INTERNAL). */
+typedef struct {
+    mf_pq_t q;         /* chunks; q.head->rd bytes already taken */
+    mf_pkt_t *scan;    /* first chunk not yet known to be ready */
+    uint64_t ready;    /* bytes available (chunks before scan), not yet taken */
+    uint64_t len;      /* expected total bytes */
+    uint64_t in, out;  /* bytes pushed / taken */
+    uint64_t host_off; /* HOST: offset in the send buffer */
+    uint64_t issued;   /* HOST: bytes the DMA has requested */
+    uint8_t kind;
+    uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
+    uint8_t tag;       /* NET: schedule edge */
+} mf_stream_t;
+
+typedef enum { MF_FLOW_COPY = 0, MF_FLOW_REDUCE, MF_FLOW_CONCAT } mf_flow_kind_t;
+typedef enum { MF_SINK_HOST = 0, MF_SINK_NET, MF_SINK_STREAM } mf_sink_kind_t;
+
+/* Where a byte range of a flow's output goes. */
+typedef struct {
+    uint8_t kind;
+    uint8_t tag;        /* NET */
+    uint16_t dest;      /* NET: global rank of the partner engine */
+    uint64_t off, len;  /* range of the flow output */
+    uint64_t done;      /* bytes delivered */
+    uint64_t host_off;  /* HOST: offset in the receive buffer */
+    int stream;         /* STREAM: index of the target stream */
+    int flow;           /* flow whose output this sink takes */
+    mf_pkt_t *pk;       /* NET: packet being filled */
+} mf_sink_t;
+
+typedef struct {
+    uint8_t kind;
+    uint8_t nin;
+    uint8_t cur;       /* CONCAT: input being serialised */
+    uint8_t done;
+    int in[MF_FLOW_MAXIN];
+    uint64_t len, pos; /* output bytes total / produced */
+    int sink0, nsink;  /* sinks[sink0 .. sink0+nsink) */
+} mf_flow_t;
+
+/* One collective call of one rank, as the switch executes it. */
+typedef struct mf_coll {
+    struct mf_coll *next;
+    struct mf_engine *eng;
+    mf_coll_req_t req;
+    uint32_t *counts;   /* owned copy of req.counts */
+    uint64_t start;     /* cycle the processor header reached the switch */
+    mf_stream_t *st;
+    int nst, capst;
+    mf_flow_t *fl;
+    int nfl, capfl;
+    mf_sink_t *sk;
+    int nsk, capsk;
+    int16_t tag_stream[32]; /* NET stream per tag, -1 none */
+    int flows_left;
+    int uses_cgr, holds_cgr;
+    uint64_t host_done; /* latest host-visible event (read or write landing) */
+    int host_signalled;
+    int status;
+    char err[160];
+} mf_coll_t;
+
+/* ---- per-rank collective engine context and per-node DMA ---------------- */
+
+typedef struct {
+    uint8_t valid;
+    mf_ct_entry_t e;
+} mf_ct_row_t;
+
+typedef struct mf_dma {
+    uint64_t rd_budget_cycle, wr_budget_cycle; /* cycle the budgets belong to */
+    uint32_t rd_left, wr_left;                 /* bytes left this cycle */
+    uint32_t rr;                               /* round robin over ranks' reads */
+} mf_dma_t;
+
+typedef struct mf_engine {
+    struct mf_switch *sw;
+    mf_dma_t *dma;
+    int grank;
+    int slot;                      /* host slot on the switch */
+    mf_ct_row_t ct[MF_MAX_CTX];    /* communicator table rows (ct.c) */
+    mf_coll_t *cur[MF_MAX_CTX];    /* collective running per context */
+    mf_coll_t *wait_head[MF_MAX_CTX], *wait_tail[MF_MAX_CTX]; /* posted, queued */
+    mf_pq_t parked[MF_MAX_CTX];    /* packets that came before their collective */
+    mf_pq_t tx;                    /* unicast packets the converter injects */
+    uint64_t rx_pkts, rx_lat_sum, rx_lat_max, rx_phits;
+} mf_engine_t;
+
+/* ---- router ports -------------------------------------------------------- */
+
+typedef struct {
+    mf_fifo_t vc[MF_MAX_VCS];
+    mf_link_t *link;      /* incoming link, NULL if unconnected */
+} mf_inport_t;
+
+typedef struct {
+    mf_link_t link;       /* outgoing link (owned) */
+    int connected;
+    struct mf_switch *peer;
+    int peer_port;
+    uint32_t rr;          /* switch allocation round-robin pointer */
+    mf_pq_t coll_out;     /* L2 switch output queue for this port */
+    uint64_t pkts;
+} mf_outport_t;
+
+typedef struct mf_switch {
+    mf_module_t mod;
+    struct mf_net *net;
+    int id;
+    int nports;            /* network ports */
+    int nengines;          /* ranks attached (host slots) */
+    mf_inport_t in[MF_MAX_NET_PORTS];
+    mf_outport_t out[MF_MAX_NET_PORTS];
+    mf_engine_t **eng;     /* by host slot */
+    uint64_t *eject_free_fx; /* per host slot: eject port serialiser */
+    int cgr_free;          /* CGR units not held by a collective (SA) */
+    int nactive_colls;
+    uint64_t stream_bytes, stream_peak; /* collector buffering */
+} mf_switch_t;
+
+/* ---- the network ------------------------------------------------------- */
+
+typedef struct mf_net {
+    mf_params_t p;
+    mf_topo_t *topo;       /* not owned */
+    mf_sim_t sim;
+    mf_pool_t pool;
+    mf_switch_t *sw;
+    int nsw;
+    mf_engine_t *eng;      /* by global rank */
+    int nranks;
+    mf_dma_t *dma;         /* by node */
+    /* derived figures */
+    unsigned phit_bytes, pkt_bytes;
+    uint32_t datapath_bytes, dma_bytes;
+    uint32_t stage, pcie, host_o, link_lat;
+    uint32_t margin, vc_cap;
+    size_t pending;        /* collectives posted, host not yet signalled */
+    char err[200];
+    int failed;
+    /* synthetic traffic hook (traffic.c) */
+    void (*on_eject)(struct mf_net *n, mf_engine_t *e, mf_pkt_t *k);
+    void *traffic;
+    void *traffic_owned; /* generator module, freed with the network */
+} mf_net_t;
+
+/* switch.c */
+int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id);
+void mf_switch_fini(mf_switch_t *s);
+void mf_switch_wake(mf_switch_t *s, uint64_t cycle);
+int mf_rank_switch(const mf_net_t *n, int grank);
+
+/* route.c */
+void mf_route_compute(mf_switch_t *s, mf_pkt_t *k);
+/* vc_alloc.c */
+int mf_vc_alloc(mf_switch_t *s, mf_pkt_t *k, uint64_t now);
+/* sw_alloc.c */
+void mf_sw_alloc(mf_switch_t *s, uint64_t now);
+/* l1_switch.c */
+void mf_l1_traverse(mf_switch_t *s, int port, mf_pkt_t *k, uint64_t now);
+void mf_l1_eject(mf_switch_t *s, mf_pkt_t *k, uint64_t now);
+void mf_l1_receive(mf_switch_t *s, uint64_t now);
+void mf_l1_eject_ready(mf_switch_t *s, uint64_t now);
+/* dma.c */
+void mf_dma_begin_cycle(mf_net_t *n, mf_dma_t *d, uint64_t now);
+void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
+uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now);
+void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
+                  size_t len, uint64_t now);
+void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
+/* ct.c */
+int mf_ct_config(mf_engine_t *e, int ctx, const mf_ct_entry_t *entry, char *err, size_t len);
+int mf_ct_free(mf_engine_t *e, int ctx);
+const mf_ct_entry_t *mf_ct_lookup(const mf_engine_t *e, int ctx);
+/* ccm.c */
+void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c);
+void mf_ccm_start_ready(mf_switch_t *s, mf_engine_t *e, uint64_t now);
+void mf_ccm_progress(mf_switch_t *s, mf_engine_t *e, uint64_t now, int *busy);
+void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now);
+void mf_ccm_fail(mf_coll_t *c, const char *fmt, ...);
+/* ccm_algo.c */
+int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct, unsigned pkt_bytes);
+/* collector.c */
+void mf_collector_accept(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
+void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
+uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now);
+size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
+void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk);
+/* cgr.c */
+int mf_cgr_acquire(mf_switch_t *s, mf_coll_t *c);
+void mf_cgr_release(mf_switch_t *s, mf_coll_t *c);
+size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
+/* l2_switch.c */
+size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+                       uint64_t now);
+int mf_l2_can_emit(mf_switch_t *s, uint16_t dest);
+void mf_l2_emit(mf_switch_t *s, mf_pkt_t *k, uint64_t now);
+/* flow.c */
+int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now);
+
+#endif

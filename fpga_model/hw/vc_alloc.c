@@ -1,0 +1,32 @@
+/*
+ * VC allocation (001 sec. 4.1, second stage).  The VCs of a port are split
+ * into the two dateline classes (000 sec. 4.2.2) on the torus; inside a
+ * class a flow (source, destination) always uses the same VC, so its packets
+ * cannot overtake each other -- collective streams rely on in-order
+ * delivery.  Virtual cut-through: a VC is granted when the downstream FIFO
+ * has not signalled stop.
+ */
+#include "hw/switch.h"
+
+static unsigned flow_hash(const mf_pkt_t *k)
+{
+    uint32_t h = (uint32_t)k->src * 2654435761u ^ (uint32_t)k->h.dest * 40503u;
+    return h ^ (h >> 15);
+}
+
+int mf_vc_alloc(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
+{
+    const mf_net_t *n = s->net;
+    unsigned nvc = n->p.vcs, v;
+    if (n->topo->kind == MF_TOPO_TORUS) {
+        unsigned half = nvc / 2;
+        v = k->h.vc * half + flow_hash(k) % half;
+    } else {
+        v = flow_hash(k) % nvc;
+    }
+    mf_outport_t *o = &s->out[k->out_port];
+    if (mf_fifo_stop_seen(&o->peer->in[o->peer_port].vc[v], now))
+        return -1;
+    k->out_vc = (uint8_t)v;
+    return (int)v;
+}

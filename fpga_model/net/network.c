@@ -1,0 +1,311 @@
+/*
+ * The whole modeled network: switches wired by the topology, one DMA engine
+ * per node, one collective-engine context per rank, and the public API of
+ * include/mpifpga/model.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/switch.h"
+#include "mpifpga/model.h"
+
+static void derive(mf_net_t *n)
+{
+    const mf_params_t *p = &n->p;
+    n->phit_bytes = mf_params_phit_bytes(p);
+    n->pkt_bytes = p->net_pkt_phits * n->phit_bytes;
+    n->datapath_bytes = p->datapath_phits_per_cycle * n->phit_bytes;
+    n->dma_bytes = p->dma_phits_per_cycle * n->phit_bytes;
+    n->stage = p->router_stage_cycles;
+    n->pcie = (uint32_t)mf_params_ns_to_cycles(p, p->pcie_latency_ns);
+    n->host_o = (uint32_t)mf_params_ns_to_cycles(p, p->host_overhead_ns);
+    n->link_lat = (uint32_t)mf_params_ns_to_cycles(p, p->link_latency_ns);
+    if (n->link_lat < 1)
+        n->link_lat = 1;
+    n->vc_cap = p->input_fifo_bytes / n->phit_bytes / p->vcs;
+    n->margin = mf_params_margin_phits(p);
+}
+
+static int wire_links(mf_net_t *n)
+{
+    const mf_topo_t *t = n->topo;
+    double jitter = n->p.link_jitter_sd_ns / mf_params_cycle_ns(&n->p);
+    uint32_t bpc = mf_params_link_bpc_fx(&n->p);
+    for (int s = 0; s < n->nsw; s++) {
+        for (int p = 0; p < t->max_ports; p++) {
+            int peer = t->peer_sw[s * t->max_ports + p];
+            mf_outport_t *o = &n->sw[s].out[p];
+            if (peer < 0)
+                continue;
+            o->connected = 1;
+            o->peer = &n->sw[peer];
+            o->peer_port = t->peer_port[s * t->max_ports + p];
+            mf_link_init(&o->link, n->link_lat, jitter, bpc,
+                         n->p.seed ^ ((uint64_t)s << 8 | (uint64_t)p));
+            o->peer->in[o->peer_port].link = &o->link;
+        }
+    }
+    return 0;
+}
+
+static int attach_engines(mf_net_t *n)
+{
+    const mf_topo_t *t = n->topo;
+    for (int s = 0; s < n->nsw; s++) {
+        int slots = t->sw_nodes[s] * t->ppn;
+        n->sw[s].eng = calloc(slots ? slots : 1, sizeof *n->sw[s].eng);
+        n->sw[s].eject_free_fx = calloc(slots ? slots : 1, sizeof(uint64_t));
+        if (!n->sw[s].eng || !n->sw[s].eject_free_fx)
+            return -1;
+        n->sw[s].nengines = slots;
+    }
+    for (int r = 0; r < n->nranks; r++) {
+        int node = r / t->ppn;
+        mf_engine_t *e = &n->eng[r];
+        e->grank = r;
+        e->sw = &n->sw[t->node_sw[node]];
+        e->dma = &n->dma[node];
+        e->slot = t->node_slot[node] * t->ppn + r % t->ppn;
+        e->sw->eng[e->slot] = e;
+    }
+    return 0;
+}
+
+mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, size_t errlen)
+{
+    mf_net_t *n = calloc(1, sizeof *n);
+    if (!n)
+        goto oom;
+    n->p = *p;
+    n->topo = (mf_topo_t *)t;
+    derive(n);
+    if (t->max_ports > MF_MAX_NET_PORTS || p->vcs > MF_MAX_VCS) {
+        snprintf(err, errlen, "switch has %d ports / %u VCs; the model supports %d / %d",
+                 t->max_ports, p->vcs, MF_MAX_NET_PORTS, MF_MAX_VCS);
+        goto fail;
+    }
+    if (t->nranks > (int)p->max_ranks) {
+        snprintf(err, errlen, "%d ranks exceed MAX_R = %u of parameter set %s", t->nranks,
+                 p->max_ranks, p->name);
+        goto fail;
+    }
+    mf_sim_init(&n->sim);
+    mf_pool_init(&n->pool, n->pkt_bytes);
+    n->nsw = t->nswitches;
+    n->nranks = t->nranks;
+    n->sw = calloc(n->nsw, sizeof *n->sw);
+    n->eng = calloc(n->nranks, sizeof *n->eng);
+    n->dma = calloc(t->nnodes, sizeof *n->dma);
+    if (!n->sw || !n->eng || !n->dma)
+        goto oom;
+    for (int s = 0; s < n->nsw; s++)
+        if (mf_switch_init(n, &n->sw[s], s))
+            goto oom;
+    if (wire_links(n) || attach_engines(n))
+        goto oom;
+    return n;
+oom:
+    snprintf(err, errlen, "out of memory building the network");
+fail:
+    mf_net_destroy(n);
+    return NULL;
+}
+
+void mf_net_destroy(mf_net_t *n)
+{
+    if (!n)
+        return;
+    for (int r = 0; n->eng && r < n->nranks; r++) {
+        mf_engine_t *e = &n->eng[r];
+        for (int ctx = 0; ctx < MF_MAX_CTX; ctx++) {
+            mf_pkt_t *k;
+            while ((k = mf_pq_pop(&e->parked[ctx])) != NULL)
+                mf_pkt_free(&n->pool, k);
+            if (e->cur[ctx]) {
+                e->cur[ctx]->req.done = NULL;
+                mf_ccm_finish(e->sw, e->cur[ctx], n->sim.now);
+            }
+            for (mf_coll_t *c = e->wait_head[ctx], *nx; c; c = nx) {
+                nx = c->next;
+                free(c->counts);
+                free(c);
+            }
+        }
+        mf_pkt_t *k;
+        while ((k = mf_pq_pop(&e->tx)) != NULL)
+            mf_pkt_free(&n->pool, k);
+    }
+    for (int s = 0; n->sw && s < n->nsw; s++)
+        mf_switch_fini(&n->sw[s]);
+    free(n->sw);
+    free(n->eng);
+    free(n->dma);
+    free(n->traffic_owned);
+    mf_pool_fini(&n->pool);
+    mf_sim_fini(&n->sim);
+    free(n);
+}
+
+int mf_net_nranks(const mf_net_t *n) { return n->nranks; }
+uint64_t mf_net_now(const mf_net_t *n) { return n->sim.now; }
+const mf_params_t *mf_net_params(const mf_net_t *n) { return &n->p; }
+const mf_topo_t *mf_net_topo(const mf_net_t *n) { return n->topo; }
+size_t mf_net_pending(const mf_net_t *n) { return n->pending; }
+
+double mf_net_cycles_to_us(const mf_net_t *n, uint64_t cycles)
+{
+    return (double)cycles * mf_params_cycle_ns(&n->p) / 1000.0;
+}
+
+int mf_net_ct_config(mf_net_t *n, int grank, int ctx, const mf_ct_entry_t *e, char *err,
+                     size_t errlen)
+{
+    if (grank < 0 || grank >= n->nranks) {
+        snprintf(err, errlen, "rank %d out of range (0..%d)", grank, n->nranks - 1);
+        return -1;
+    }
+    return mf_ct_config(&n->eng[grank], ctx, e, err, errlen);
+}
+
+int mf_net_ct_free(mf_net_t *n, int grank, int ctx)
+{
+    if (grank < 0 || grank >= n->nranks)
+        return -1;
+    return mf_ct_free(&n->eng[grank], ctx);
+}
+
+static int check_req(const mf_net_t *n, int grank, const mf_coll_req_t *r, char *err,
+                     size_t errlen)
+{
+    const mf_proc_hdr_t *h = &r->hdr;
+    if (grank < 0 || grank >= n->nranks)
+        return snprintf(err, errlen, "rank %d out of range (0..%d)", grank, n->nranks - 1), -1;
+    if (h->opcode < MF_OPC_BARRIER || h->opcode > MF_OPC_REDUCE_SCATTER)
+        return snprintf(err, errlen, "opcode %u is not a collective", h->opcode), -1;
+    if (h->ctx >= n->p.ct_entries)
+        return snprintf(err, errlen, "context %u out of range (%u CT rows)", h->ctx,
+                        n->p.ct_entries), -1;
+    if (h->dtype >= MF_DT_COUNT || h->op >= MF_OP_COUNT)
+        return snprintf(err, errlen, "bad op %u / datatype %u", h->op, h->dtype), -1;
+    if (!mf_op_valid_for((mf_op_t)h->op, (mf_dtype_t)h->dtype))
+        return snprintf(err, errlen, "op %s is not defined for %s", mf_op_name(h->op),
+                        mf_dtype_name(h->dtype)), -1;
+    if (h->size % mf_dtype_size((mf_dtype_t)h->dtype))
+        return snprintf(err, errlen, "size %u is not a multiple of the %s element size",
+                        h->size, mf_dtype_name(h->dtype)), -1;
+    if (r->at < n->sim.now)
+        return snprintf(err, errlen, "post at cycle %llu is in the model's past (now %llu)",
+                        (unsigned long long)r->at, (unsigned long long)n->sim.now), -1;
+    return 0;
+}
+
+int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, size_t errlen)
+{
+    if (check_req(n, grank, req, err, errlen))
+        return -1;
+    mf_coll_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return snprintf(err, errlen, "out of memory"), -1;
+    c->req = *req;
+    c->eng = &n->eng[grank];
+    if (req->counts && req->hdr.opcode == MF_OPC_REDUCE_SCATTER) {
+        const mf_ct_entry_t *ct = mf_ct_lookup(c->eng, req->hdr.ctx);
+        size_t np = ct ? ct->size : 0;
+        c->counts = malloc((np ? np : 1) * sizeof *c->counts);
+        if (!c->counts) {
+            free(c);
+            return snprintf(err, errlen, "out of memory"), -1;
+        }
+        for (size_t i = 0; i < np; i++)
+            c->counts[i] = req->counts[i];
+    }
+    c->req.counts = c->counts;
+    mf_ccm_post(n, c->eng, c);
+    return 0;
+}
+
+int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
+{
+    for (;;) {
+        uint64_t next = mf_sim_next(&n->sim);
+        if (n->failed) {
+            snprintf(err, errlen, "%s", n->err);
+            return -1;
+        }
+        if (next == MF_NEVER)
+            break;
+        if (next > until) {
+            n->sim.now = until;
+            return 1;
+        }
+        if (mf_sim_step(&n->sim) < 0) {
+            snprintf(err, errlen, "out of memory in the cycle engine");
+            return -1;
+        }
+    }
+    if (n->pending) {
+        snprintf(err, errlen,
+                 "stall at cycle %llu: %zu collective call(s) cannot complete (a member of "
+                 "the communicator did not take part, or arguments differ across ranks)",
+                 (unsigned long long)n->sim.now, n->pending);
+        return -1;
+    }
+    return 0;
+}
+
+void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
+{
+    *st = (mf_net_stats_t){.cycles = n->sim.now, .active_cycles = n->sim.active_cycles,
+                           .module_steps = n->sim.module_steps, .peak_pkts = n->pool.peak};
+    for (int s = 0; s < n->nsw; s++) {
+        const mf_switch_t *w = &n->sw[s];
+        for (int p = 0; p < w->nports; p++) {
+            st->link_bytes += w->out[p].link.bytes;
+            st->link_pkts += w->out[p].link.pkts;
+            for (unsigned v = 0; v < n->p.vcs; v++)
+                st->fifo_overflows += w->in[p].vc[v].overflows;
+        }
+        if (w->stream_peak > st->peak_stream_bytes)
+            st->peak_stream_bytes = w->stream_peak;
+    }
+}
+
+/* What each unfinished collective is waiting for (printed on a stall). */
+void mf_net_dump(const mf_net_t *n, FILE *out)
+{
+    static const char *const fk[] = {"copy", "reduce", "concat"};
+    static const char *const sk[] = {"host", "net", "stream"};
+    for (int r = 0; r < n->nranks; r++) {
+        const mf_engine_t *e = &n->eng[r];
+        for (int ctx = 0; ctx < MF_MAX_CTX; ctx++) {
+            const mf_coll_t *c = e->cur[ctx];
+            if (e->parked[ctx].n)
+                fprintf(out, "rank %d ctx %d: %zu parked packets\n", r, ctx, e->parked[ctx].n);
+            if (!c)
+                continue;
+            fprintf(out, "rank %d ctx %d: %s, %d of %d flows left\n", r, ctx,
+                    mf_opcode_name(c->req.hdr.opcode), c->flows_left, c->nfl);
+            for (int i = 0; i < c->nfl; i++) {
+                const mf_flow_t *f = &c->fl[i];
+                fprintf(out, "  flow %d %s %llu/%llu%s in:", i, fk[f->kind],
+                        (unsigned long long)f->pos, (unsigned long long)f->len,
+                        f->done ? " done" : "");
+                for (int j = 0; j < f->nin; j++) {
+                    const mf_stream_t *st = &c->st[f->in[j]];
+                    fprintf(out, " [s%d k%d tag%d in%llu out%llu len%llu%s]", f->in[j], st->kind,
+                            st->tag, (unsigned long long)st->in, (unsigned long long)st->out,
+                            (unsigned long long)st->len, st->closed ? " closed" : "");
+                }
+                for (int j = 0; j < f->nsink; j++) {
+                    const mf_sink_t *k = &c->sk[f->sink0 + j];
+                    fprintf(out, " ->%s(%llu+%llu done %llu dest %u tag %u)", sk[k->kind],
+                            (unsigned long long)k->off, (unsigned long long)k->len,
+                            (unsigned long long)k->done, k->dest, k->tag);
+                }
+                fprintf(out, "\n");
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/* Two-phase cycle engine with idle-cycle skipping (see engine.h). */
+#include "sim/engine.h"
+
+#include <stdlib.h>
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap * 2 : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+int mf_sim_init(mf_sim_t *s)
+{
+    *s = (mf_sim_t){0};
+    return 0;
+}
+
+void mf_sim_fini(mf_sim_t *s)
+{
+    free(s->mods);
+    free(s->heap);
+    free(s->run);
+    *s = (mf_sim_t){0};
+}
+
+int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn produce)
+{
+    if (grow((void **)&s->mods, &s->capmods, s->nmods + 1, sizeof *s->mods))
+        return -1;
+    m->consume = consume;
+    m->produce = produce;
+    m->last_req = MF_NEVER;
+    m->ran_at = MF_NEVER;
+    m->id = (uint32_t)s->nmods;
+    s->mods[s->nmods++] = m;
+    return 0;
+}
+
+static int wake_less(const mf_wake_t *a, const mf_wake_t *b)
+{
+    return a->cycle < b->cycle || (a->cycle == b->cycle && a->id < b->id);
+}
+
+static void heap_up(mf_wake_t *h, size_t i)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!wake_less(&h[i], &h[p]))
+            break;
+        mf_wake_t t = h[i];
+        h[i] = h[p];
+        h[p] = t;
+        i = p;
+    }
+}
+
+static void heap_down(mf_wake_t *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && wake_less(&h[l], &h[m]))
+            m = l;
+        if (r < n && wake_less(&h[r], &h[m]))
+            m = r;
+        if (m == i)
+            return;
+        mf_wake_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+{
+    if (s->in_produce && cycle <= s->now)
+        cycle = s->now + 1; /* outputs of a produce phase are seen next cycle */
+    if (cycle == m->last_req)
+        return 0;
+    if (grow((void **)&s->heap, &s->capheap, s->nheap + 1, sizeof *s->heap))
+        return -1;
+    m->last_req = cycle;
+    s->heap[s->nheap] = (mf_wake_t){cycle, m->id};
+    heap_up(s->heap, s->nheap++);
+    return 0;
+}
+
+uint64_t mf_sim_next(const mf_sim_t *s)
+{
+    return s->nheap ? s->heap[0].cycle : MF_NEVER;
+}
+
+int mf_sim_step(mf_sim_t *s)
+{
+    uint64_t t = mf_sim_next(s);
+    if (t == MF_NEVER)
+        return 0;
+    s->now = t;
+    s->nrun = 0;
+    while (s->nheap && s->heap[0].cycle == t) {
+        mf_module_t *m = s->mods[s->heap[0].id];
+        s->heap[0] = s->heap[--s->nheap];
+        heap_down(s->heap, s->nheap, 0);
+        if (m->ran_at == t)
+            continue; /* several requests for the same cycle */
+        m->ran_at = t;
+        if (grow((void **)&s->run, &s->caprun, s->nrun + 1, sizeof *s->run))
+            return -1;
+        s->run[s->nrun++] = m; /* heap order = id order within a cycle */
+    }
+    for (size_t i = 0; i < s->nrun; i++)
+        if (s->run[i]->consume)
+            s->run[i]->consume(s->run[i], s);
+    s->in_produce = 1;
+    for (size_t i = 0; i < s->nrun; i++)
+        s->run[i]->produce(s->run[i], s);
+    s->in_produce = 0;
+    s->active_cycles++;
+    s->module_steps += s->nrun;
+    return 1;
+}

@@ -1,0 +1,60 @@
+/*
+ * Cycle engine (000 sec. 5.1.3, fig. 5-1, Algorithms 1-3).  Every module has
+ * a consume phase (latch inputs that arrived by this cycle) and a produce
+ * phase (compute, drive outputs that arrive in a LATER cycle).  Channels are
+ * timestamped, so the order in which modules run inside a phase never
+ * changes a result.  Idle cycles are skipped: a module runs only in cycles
+ * it was woken for, and the engine jumps straight to the next such cycle.
+ * Modules of one cycle run in id order, so runs are deterministic.
+ */
+#ifndef MF_ENGINE_H
+#define MF_ENGINE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define MF_NEVER UINT64_MAX
+
+typedef struct mf_sim mf_sim_t;
+typedef struct mf_module mf_module_t;
+typedef void (*mf_phase_fn)(mf_module_t *m, mf_sim_t *sim);
+
+struct mf_module {
+    mf_phase_fn consume;
+    mf_phase_fn produce;
+    uint64_t last_req; /* last cycle asked for (drops repeated requests) */
+    uint64_t ran_at;   /* last cycle it ran (a cycle runs a module once) */
+    uint32_t id;
+};
+
+typedef struct {
+    uint64_t cycle;
+    uint32_t id;
+} mf_wake_t;
+
+struct mf_sim {
+    uint64_t now;
+    mf_module_t **mods;
+    size_t nmods, capmods;
+    mf_wake_t *heap; /* min-heap on (cycle, id) of requested wake-ups */
+    size_t nheap, capheap;
+    mf_module_t **run; /* modules of the current cycle */
+    size_t nrun, caprun;
+    uint64_t active_cycles; /* cycles in which at least one module ran */
+    uint64_t module_steps;  /* module-cycles executed */
+    int in_produce;
+};
+
+int mf_sim_init(mf_sim_t *s);
+void mf_sim_fini(mf_sim_t *s);
+/* Register a module; returns 0 or -1 (out of memory). */
+int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn produce);
+/* Ask for module m to run in `cycle` (> now while producing, >= now otherwise). */
+int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
+/* Cycle of the next scheduled activity, MF_NEVER if none. */
+uint64_t mf_sim_next(const mf_sim_t *s);
+/* Run the next active cycle (consume all, then produce all).  Returns 1 if a
+ * cycle ran, 0 if nothing is scheduled, -1 on out-of-memory. */
+int mf_sim_step(mf_sim_t *s);
+
+#endif

@@ -1,0 +1,51 @@
+#!/bin/sh
+# mpifpga-sim as a user sees it: output formats, bad arguments (one line
+# naming the argument, exit 2), synthetic traffic.  TAP output.
+SIM=${MPIFPGA_SIM:-./mpifpga-sim}
+n=0
+fails=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$SIM" -c allreduce -m 8:1024 -i 3 > "$tmp/t" 2>&1
+ok $? "table sweep runs"
+grep -q '^# Size' "$tmp/t" && [ "$(grep -c '^[0-9]' "$tmp/t")" = 8 ]
+ok $? "table has an OSU-style header and one row per size 8..1024"
+
+"$SIM" -c bcast -m 4:64 -i 2 --nodes 5 --format csv > "$tmp/c" 2>&1
+head -1 "$tmp/c" | grep -qx 'collective,topology,nodes,bytes,offload_us'
+ok $? "csv header is collective,topology,nodes,bytes,offload_us"
+awk -F, 'NR>1 && ($1!="bcast" || $3!=5 || $5<=0) {bad=1} END {exit bad || NR!=5}' "$tmp/c"
+ok $? "csv rows: bcast, 5 nodes, positive latency, sizes 8..64 (doubles)"
+
+"$SIM" -c gather -m 64:64 -i 1 --topology fattree:16 --nodes 20 --format json > "$tmp/j" 2>&1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["topology"]=="fattree:16" and d["results"][0]["bytes"]==64' "$tmp/j"
+ok $? "json output parses and names the fat tree"
+
+"$SIM" -c allreduce -m 8:8 -i 1 --topology torus:4x2x2 --type int32 --op max --format csv > "$tmp/i" 2>&1
+grep -q 'allreduce,torus:4x2x2,16,8,' "$tmp/i"
+ok $? "--topology torus:4x2x2 gives 16 nodes"
+
+for bad in "-c nosuch" "-c allreduce --op nosuch" "-c allreduce --type quad" "-c allreduce -m 9:3" \
+           "-c allreduce --topology ring:4" "-c allreduce --params /nonexistent/x" \
+           "-c allreduce --nodes 0" "-c bcast --root 8 --nodes 8" "--traffic nosuch --rate 0.1" \
+           "--traffic uniform" "-c allreduce --type double --op bxor" "-c allreduce --bogus"; do
+    # shellcheck disable=SC2086
+    "$SIM" $bad > "$tmp/o" 2> "$tmp/e"
+    rc=$?
+    [ $rc = 2 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ]
+    ok $? "bad arguments '$bad' -> exit 2 with one line ($(head -c 90 "$tmp/e"))"
+done
+
+"$SIM" --traffic uniform --rate 0.05 --nodes 8 --cycles 2000 > "$tmp/tr" 2>&1
+ok $? "uniform traffic runs"
+awk '/^accepted/ {a=$2} /^avg latency/ {l=$3} END {exit !(a > 0.04 && a < 0.06 && l > 100)}' "$tmp/tr"
+ok $? "below saturation accepted throughput equals offered load, latency > one link"
+
+"$SIM" --traffic tornado --rate 0.1 --topology torus:4x4x1 --cycles 1000 --packet-phits 4 --format csv > "$tmp/tc" 2>&1
+head -1 "$tmp/tc" | grep -q '^pattern,topology,nodes,rate'
+ok $? "traffic csv output"
+
+echo "1..$n"
+[ $fails = 0 ]

@@ -1,0 +1,253 @@
+/*
+ * End-to-end: every collective through the modeled network against the
+ * plain-C reference (test/ref_coll.c): all op x type pairs, communicator
+ * shapes (world, half, odd size, scattered and scrambled members, pof2),
+ * roots, both algorithms of each collective (short / long sizes), ppn > 1,
+ * a fat tree; determinism; the iteration fast path gives the full
+ * simulation's cycles.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/run.h"
+#include "hw/switch.h"
+#include "net/topo.h"
+#include "params/params.h"
+#include "ref_coll.h"
+#include "tap.h"
+
+typedef struct {
+    const char *name;
+    int size;
+    int members[16];
+} shape_t;
+
+static const shape_t shapes[] = {
+    {"world12", 12, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}},
+    {"half", 6, {0, 1, 2, 3, 4, 5}},
+    {"odd5", 5, {1, 3, 4, 8, 11}},
+    {"scrambled7", 7, {7, 2, 10, 0, 5, 9, 3}},
+    {"pof2_8", 8, {11, 10, 9, 8, 3, 2, 1, 0}},
+    {"pair", 2, {6, 4}},
+};
+#define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
+
+static mf_params_t params;
+
+static mf_net_t *make_net(const char *topo, int nodes, int ppn, mf_topo_t *t)
+{
+    char err[256];
+    mf_topo_spec_t spec;
+    if (mf_topo_parse(topo, &spec, err, sizeof err) ||
+        mf_topo_build(&spec, nodes, ppn, t, err, sizeof err)) {
+        diag("topology: %s", err);
+        return NULL;
+    }
+    mf_net_t *n = mf_net_create(&params, t, err, sizeof err);
+    if (!n)
+        diag("net: %s", err);
+    return n;
+}
+
+/* Run one collective with payload and compare every rank with the reference. */
+static int check_one(mf_net_t *n, const shape_t *sh, int ctx, mf_opcode_t opc, mf_op_t op,
+                     mf_dtype_t dt, int root, size_t bytes, char *why, size_t whylen)
+{
+    int P = sh->size, rc = -1;
+    ref_coll_t rc_spec = {.opc = opc, .op = op, .dtype = dt, .root = root, .bytes = bytes};
+    void *send[16] = {0}, *recv[16] = {0}, *expect[16] = {0};
+    mf_buf_t sb[16], rb[16];
+    for (int i = 0; i < P; i++) {
+        size_t s = ref_send_bytes(&rc_spec, P, i), r = ref_recv_bytes(&rc_spec, P, i);
+        send[i] = calloc(1, s + 1);
+        recv[i] = calloc(1, r + 1);
+        expect[i] = calloc(1, r + 1);
+        ref_fill_input(&rc_spec, i, send[i], s, 42);
+        sb[i] = (mf_buf_t){.base = send[i], .len = s};
+        rb[i] = (mf_buf_t){.base = recv[i], .len = r};
+    }
+    ref_coll_run(&rc_spec, P, (const void *const *)send, expect);
+    mf_coll_spec_t spec = {.opc = opc, .op = op, .dtype = dt, .root = root, .ctx = ctx,
+                           .bytes = opc == MF_OPC_REDUCE_SCATTER ? bytes * P : bytes};
+    mf_coll_timing_t t;
+    char err[256];
+    if (mf_coll_once(n, &spec, P, sh->members, sb, rb, mf_net_now(n), NULL, &t, err,
+                     sizeof err)) {
+        snprintf(why, whylen, "%s", err);
+        goto out;
+    }
+    for (int i = 0; i < P; i++) {
+        size_t r = ref_recv_bytes(&rc_spec, P, i);
+        if (memcmp(recv[i], expect[i], r)) {
+            snprintf(why, whylen, "comm rank %d result differs", i);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < P; i++) {
+        free(send[i]);
+        free(recv[i]);
+        free(expect[i]);
+    }
+    return rc;
+}
+
+static const mf_opcode_t colls[] = {MF_OPC_BCAST, MF_OPC_REDUCE, MF_OPC_ALLREDUCE,
+                                    MF_OPC_SCATTER, MF_OPC_GATHER, MF_OPC_ALLGATHER,
+                                    MF_OPC_REDUCE_SCATTER, MF_OPC_BARRIER};
+
+static int is_reduction(mf_opcode_t o)
+{
+    return o == MF_OPC_REDUCE || o == MF_OPC_ALLREDUCE || o == MF_OPC_REDUCE_SCATTER;
+}
+
+/* Every op x type on two shapes, short and long vectors. */
+static void test_ops_types(mf_net_t *n)
+{
+    for (unsigned ci = 0; ci < 3; ci++) {
+        mf_opcode_t opc = (mf_opcode_t[]){MF_OPC_REDUCE, MF_OPC_ALLREDUCE, MF_OPC_REDUCE_SCATTER}[ci];
+        int bad = 0, runs = 0;
+        char why[300] = "";
+        for (int op = 0; op < MF_OP_COUNT; op++) {
+            for (int dt = 0; dt < MF_DT_COUNT; dt++) {
+                if (!mf_op_valid_for((mf_op_t)op, (mf_dtype_t)dt))
+                    continue;
+                size_t es = mf_dtype_size((mf_dtype_t)dt);
+                for (int s = 0; s < 2; s++) {
+                    const shape_t *sh = &shapes[s ? 3 : 0];
+                    size_t bytes = es * (s ? 700 : 3);
+                    runs++;
+                    char w[256];
+                    if (check_one(n, sh, s ? 3 : 0, opc, (mf_op_t)op, (mf_dtype_t)dt, s ? 2 : 0, bytes,
+                                  w, sizeof w) && !bad++)
+                        snprintf(why, sizeof why, "%s/%s/%s: %s", sh->name, mf_op_name(op),
+                                 mf_dtype_name(dt), w);
+                }
+            }
+        }
+        ok(!bad, "%s: all op x type pairs, short and long, match the reference (%d runs)%s%s",
+           mf_opcode_name(opc), runs, bad ? ": " : "", why);
+    }
+}
+
+/* Every collective on every shape, several sizes and roots. */
+static void test_shapes(mf_net_t *n, const char *label)
+{
+    static const size_t sizes[] = {0, 8, 24, 4096, 20000, 65536};
+    for (unsigned ci = 0; ci < sizeof colls / sizeof colls[0]; ci++) {
+        mf_opcode_t opc = colls[ci];
+        int bad = 0, runs = 0;
+        char why[300] = "";
+        for (int s = 0; s < NSHAPES; s++) {
+            const shape_t *sh = &shapes[s];
+            for (unsigned z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+                for (int root = 0; root < sh->size; root += sh->size > 2 ? sh->size / 2 + 1 : 1) {
+                    mf_dtype_t dt = z % 2 ? MF_DT_INT32 : MF_DT_DOUBLE;
+                    mf_op_t op = z % 3 == 1 ? MF_OP_MAX : MF_OP_SUM;
+                    size_t bytes = sizes[z] / 8 * 8;
+                    if (opc == MF_OPC_BARRIER)
+                        bytes = 0;
+                    runs++;
+                    char w[256];
+                    if (check_one(n, sh, s, opc, op, dt, root, bytes, w, sizeof w) && !bad++)
+                        snprintf(why, sizeof why, "%s bytes=%zu root=%d: %s", sh->name, bytes,
+                                 root, w);
+                    if (!is_reduction(opc) && opc != MF_OPC_BCAST && opc != MF_OPC_SCATTER &&
+                        opc != MF_OPC_GATHER)
+                        break; /* unrooted */
+                }
+            }
+        }
+        ok(!bad, "%s on %s: all shapes, sizes and roots match the reference (%d runs)%s%s",
+           mf_opcode_name(opc), label, runs, bad ? ": " : "", why);
+    }
+}
+
+static void test_determinism(void)
+{
+    uint64_t lat[2][12];
+    mf_net_stats_t st[2];
+    for (int i = 0; i < 2; i++) {
+        mf_topo_t t;
+        mf_net_t *n = make_net("torus", 12, 1, &t);
+        mf_coll_spec_t spec = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE,
+                               .bytes = 65536};
+        mf_coll_timing_t tm;
+        char err[256];
+        mf_comm_setup(n, 0, 12, shapes[0].members, err, sizeof err);
+        mf_coll_once(n, &spec, 12, shapes[0].members, NULL, NULL, 0, lat[i], &tm, err,
+                     sizeof err);
+        mf_net_stats(n, &st[i]);
+        mf_net_destroy(n);
+        mf_topo_free(&t);
+    }
+    ok(!memcmp(lat[0], lat[1], sizeof lat[0]) && st[0].cycles == st[1].cycles &&
+           st[0].link_bytes == st[1].link_bytes && st[0].link_bytes > 0,
+       "two runs give identical cycles (%llu) and link bytes (%llu)",
+       (unsigned long long)st[0].cycles, (unsigned long long)st[0].link_bytes);
+}
+
+static void test_fast_path(void)
+{
+    for (int ci = 0; ci < 3; ci++) {
+        mf_opcode_t opc = (mf_opcode_t[]){MF_OPC_ALLREDUCE, MF_OPC_BCAST, MF_OPC_ALLGATHER}[ci];
+        mf_coll_timing_t tm[2];
+        int sim[2];
+        for (int fast = 0; fast < 2; fast++) {
+            mf_topo_t t;
+            mf_net_t *n = make_net("torus", 12, 1, &t);
+            mf_coll_spec_t spec = {.opc = opc, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE,
+                                   .bytes = 1024};
+            char err[256];
+            mf_comm_setup(n, 0, 12, shapes[0].members, err, sizeof err);
+            mf_coll_loop(n, &spec, 12, shapes[0].members, 40, fast, &tm[fast], &sim[fast], err,
+                         sizeof err);
+            mf_net_destroy(n);
+            mf_topo_free(&t);
+        }
+        ok(tm[0].avg_us == tm[1].avg_us && tm[0].max_us == tm[1].max_us &&
+               tm[0].end == tm[1].end && sim[1] < sim[0],
+           "%s: fast path (%d of 40 iterations simulated) = full simulation (%.4f us, end %llu)",
+           mf_opcode_name(opc), sim[1], tm[1].avg_us, (unsigned long long)tm[0].end);
+    }
+}
+
+int main(void)
+{
+    char err[256];
+    if (mf_params_load("u280", &params, err, sizeof err)) {
+        diag("params: %s", err);
+        return 1;
+    }
+    mf_topo_t t;
+    mf_net_t *n = make_net("torus", 12, 1, &t);
+    if (!ok(n != NULL, "12-node torus network created"))
+        return tap_done();
+    /* one context (CT row) per shape */
+    for (int sh = 0; sh < NSHAPES; sh++)
+        ok(!mf_comm_setup(n, sh, shapes[sh].size, shapes[sh].members, err, sizeof err),
+           "CT rows for %s", shapes[sh].name);
+    test_ops_types(n);
+    test_shapes(n, "torus 3x2x2");
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+
+    n = make_net("torus", 6, 2, &t); /* 12 ranks, two per node */
+    for (int sh = 0; sh < NSHAPES; sh++)
+        mf_comm_setup(n, sh, shapes[sh].size, shapes[sh].members, err, sizeof err);
+    test_shapes(n, "torus ppn=2");
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+
+    n = make_net("fattree:8", 12, 1, &t);
+    for (int sh = 0; sh < NSHAPES; sh++)
+        mf_comm_setup(n, sh, shapes[sh].size, shapes[sh].members, err, sizeof err);
+    test_shapes(n, "fat tree radix 8");
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+
+    test_determinism();
+    test_fast_path();
+    return tap_done();
+}

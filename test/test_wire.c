@@ -117,7 +117,7 @@ static void test_proc_hdr(void)
 
 static int net_eq(const mf_net_hdr_t *a, const mf_net_hdr_t *b)
 {
-    return a->dest == b->dest && a->ctx == b->ctx && a->opcode == b->opcode && a->alg == b->alg &&
+    return a->dest == b->dest && a->ctx == b->ctx && a->opcode == b->opcode && a->pad == b->pad &&
            a->op == b->op && a->dtype == b->dtype && a->tag == b->tag && a->psize == b->psize &&
            a->last == b->last && a->vc == b->vc;
 }
@@ -134,10 +134,11 @@ static mf_net_hdr_t random_net(void)
 {
     return (mf_net_hdr_t){
         .dest = (uint16_t)rnd(), .ctx = (uint8_t)rnd_below(32),
-        .opcode = (uint8_t)rnd_below(MF_OPC_COUNT), .alg = (uint8_t)rnd_below(4),
+        .opcode = (uint8_t)rnd_below(MF_OPC_COUNT),
         .op = (uint8_t)rnd_below(MF_OP_COUNT), .dtype = (uint8_t)rnd_below(MF_DT_COUNT),
-        .tag = (uint8_t)rnd_below(32), .psize = (uint8_t)rnd_below(MF_NET_MAX_PSIZE + 1),
+        .tag = (uint8_t)rnd_below(32), .psize = (uint8_t)(1 + rnd_below(MF_NET_MAX_PSIZE)),
         .last = (uint8_t)rnd_below(2), .vc = (uint8_t)rnd_below(2),
+        .pad = (uint8_t)rnd_below(32),
     };
 }
 
@@ -151,40 +152,42 @@ static void test_net_hdr(void)
     ok(good, "net header: 10000 random round trips");
 
     mf_net_hdr_t zero = {0};
-    mf_net_hdr_t max = {.dest = 0xffff, .ctx = 31, .opcode = MF_OPC_COUNT - 1, .alg = 3,
+    mf_net_hdr_t max = {.dest = 0xffff, .ctx = 31, .opcode = MF_OPC_COUNT - 1,
                         .op = MF_OP_COUNT - 1, .dtype = MF_DT_COUNT - 1, .tag = 31,
-                        .psize = MF_NET_MAX_PSIZE, .last = 1, .vc = 1};
+                        .psize = MF_NET_MAX_PSIZE, .last = 1, .vc = 1, .pad = 31};
     ok(net_round_trip(&zero), "net header: all-zero round trip");
     ok(net_round_trip(&max), "net header: all-maximum round trip");
 
-    /* dest 0xbeef, ctx 31, reduce, alg 2, sum, double, tag 5, psize 7, last, vc 1:
-     * 0xbeef | 31<<16 | 3<<21 | 2<<25 | 9<<31 | 5<<35 | 7<<40 | 1<<43 | 1<<44 = 0x1f2c847fbeef */
-    mf_net_hdr_t k = {.dest = 0xbeef, .ctx = 31, .opcode = MF_OPC_REDUCE, .alg = 2,
+    /* dest 0xbeef, ctx 31, reduce, sum, double, tag 5, psize 7, last, vc 1, pad 3:
+     * 0xbeef | 31<<16 | 3<<21 | 0<<25 | 9<<29 | 5<<33 | 7<<38 | 1<<41 | 1<<42 | 3<<43
+     * = 0x1fcb207fbeef */
+    mf_net_hdr_t k = {.dest = 0xbeef, .ctx = 31, .opcode = MF_OPC_REDUCE,
                       .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .tag = 5, .psize = 7,
-                      .last = 1, .vc = 1};
-    const uint8_t want[MF_NET_HDR_BYTES] = {0xef, 0xbe, 0x7f, 0x84, 0x2c, 0x1f};
+                      .last = 1, .vc = 1, .pad = 3};
+    const uint8_t want[MF_NET_HDR_BYTES] = {0xef, 0xbe, 0x7f, 0x20, 0xcb, 0x1f};
     uint8_t buf[MF_NET_HDR_BYTES];
     mf_net_hdr_pack(&k, buf);
     ok(memcmp(buf, want, sizeof want) == 0, "net header: known encoding is byte-exact");
 
-    mf_net_hdr_pack(&max, buf);
-    ok((buf[5] & 0xe0) == 0, "net header: reserved bits 45-47 are written as zero");
     mf_net_hdr_t one = {.vc = 1};
     mf_net_hdr_pack(&one, buf);
-    ok(buf[5] == 0x10 && buf[4] == 0, "net header: vc is bit 44");
+    ok(buf[5] == 0x04 && buf[4] == 0, "net header: vc is bit 42");
     one = (mf_net_hdr_t){.tag = 31};
     mf_net_hdr_pack(&one, buf);
-    ok(buf[3] == 0 && buf[4] == 0xf8 && buf[5] == 0, "net header: tag occupies bits 35-39");
+    ok(buf[3] == 0 && buf[4] == 0x3e && buf[5] == 0, "net header: tag occupies bits 33-37");
+    one = (mf_net_hdr_t){.pad = 31};
+    mf_net_hdr_pack(&one, buf);
+    ok(buf[4] == 0 && buf[5] == 0xf8, "net header: pad occupies bits 43-47");
 
     mf_net_hdr_t wide = {.ctx = 0xff};
     mf_net_hdr_pack(&wide, buf);
     int masked = buf[1] == 0 && buf[2] == 0x1f && buf[3] == 0;
     wide = (mf_net_hdr_t){.tag = 0xff};
     mf_net_hdr_pack(&wide, buf);
-    masked &= buf[4] == 0xf8 && buf[5] == 0;
+    masked &= buf[4] == 0x3e && buf[5] == 0;
     wide = (mf_net_hdr_t){.vc = 0xff};
     mf_net_hdr_pack(&wide, buf);
-    masked &= buf[5] == 0x10;
+    masked &= buf[5] == 0x04;
     ok(masked, "net header: pack masks oversize fields");
 
     mf_net_hdr_t back;
@@ -200,9 +203,10 @@ static void test_net_hdr(void)
     bad.dtype = MF_DT_COUNT;
     mf_net_hdr_pack(&bad, buf);
     ok(mf_net_hdr_unpack(buf, &back) == -1, "net header: dtype %d rejected", MF_DT_COUNT);
-    mf_net_hdr_pack(&k, buf);
-    buf[5] |= 0x20;
-    ok(mf_net_hdr_unpack(buf, &back) == -1, "net header: non-zero reserved bit rejected");
+    bad = k;
+    bad.psize = 0;
+    mf_net_hdr_pack(&bad, buf);
+    ok(mf_net_hdr_unpack(buf, &back) == -1, "net header: padding on a header-only packet rejected");
 
     ok(mf_psize_phits(0) == 0 && mf_psize_phits(1) == 1 && mf_psize_phits(7) == 64,
        "psize: 0 -> 0 phits, 1 -> 1, 7 -> 64");

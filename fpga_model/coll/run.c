@@ -136,7 +136,7 @@ int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
                  int fast, mf_coll_timing_t *t, int *simulated, char *err, size_t len)
 {
     uint64_t *lat = calloc((size_t)size, sizeof *lat), *prev = calloc((size_t)size, sizeof *prev);
-    double *sum = calloc((size_t)size, sizeof *sum);
+    uint64_t *sum = calloc((size_t)size, sizeof *sum); /* cycles: exact */
     int rc = -1, i;
     uint64_t at = mf_net_now(n), state = 0;
     int can_fast = fast && n->p.link_jitter_sd_ns <= 0;
@@ -149,15 +149,18 @@ int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
         if (mf_coll_once(n, c, size, members, NULL, NULL, at, lat, &one, err, len))
             goto out;
         for (int r = 0; r < size; r++)
-            sum[r] += mf_net_cycles_to_us(n, lat[r]);
+            sum[r] += lat[r];
+        uint64_t took = one.end - at;
         at = one.end;
         uint64_t s = arb_state(n);
         int same = i > 0 && s == state && !memcmp(lat, prev, (size_t)size * sizeof *lat);
         state = s;
         memcpy(prev, lat, (size_t)size * sizeof *lat);
         if (can_fast && same) {
-            for (int r = 0; r < size; r++) /* remaining iterations repeat this one */
-                sum[r] += (iters - 1 - i) * mf_net_cycles_to_us(n, lat[r]);
+            uint64_t rest = (uint64_t)(iters - 1 - i); /* they repeat this one */
+            for (int r = 0; r < size; r++)
+                sum[r] += rest * lat[r];
+            at += rest * took;
             i++;
             break;
         }
@@ -166,7 +169,7 @@ int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
     *t = (mf_coll_timing_t){.min_us = 1e300, .end = at};
     double tot = 0;
     for (int r = 0; r < size; r++) {
-        double a = sum[r] / iters;
+        double a = mf_net_cycles_to_us(n, sum[r]) / iters;
         tot += a;
         if (a < t->min_us)
             t->min_us = a;

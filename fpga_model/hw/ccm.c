@@ -52,11 +52,8 @@ static void signal_host(mf_net_t *n, mf_coll_t *c)
 
 static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
 {
-    for (int i = 0; i < c->nst; i++) {
-        mf_stream_t *st = &c->st[i];
-        while (st->q.head)
-            mf_stream_take(s, st, NULL, st->q.head->len - st->q.head->rd);
-    }
+    for (int i = 0; i < c->nst; i++)
+        mf_stream_drop(s, &c->st[i]);
     for (int i = 0; i < c->nsk; i++)
         if (c->sk[i].pk)
             mf_pkt_free(&n->pool, c->sk[i].pk);

@@ -9,7 +9,8 @@
  *
  * Tags: binomial edges use the level k; halving step s uses s and the
  * matching doubling step L + s; 30 carries a folded rank's data in, 31 the
- * result back out (and the ring).  See doc/model.md.
+ * result back out; the ring uses 31 for a neighbour's own chunk and 30 for
+ * the chunks it forwards.  See doc/model.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@
 
 #define TAG_FOLD_IN 30
 #define TAG_FOLD_OUT 31
-#define TAG_RING 31
+#define TAG_RING_FWD 30 /* the ring never folds */
+#define TAG_RING_OWN 31
 
 typedef struct {
     mf_coll_t *c;
@@ -251,24 +253,44 @@ static uint64_t co(const ring_t *g, int j)
 }
 static uint64_t clen(const ring_t *g, int j) { return co(g, j + 1) - co(g, j); }
 
-/* Receive all other chunks from the left, write them, and pass everything
- * but the last one on to the right after our own (MPICH ring allgather). */
+/*
+ * Receive all other chunks from the left, write them, and pass everything
+ * but the last one on to the right after our own (MPICH ring allgather).
+ * The left neighbour's own chunk (tag 31) and the chunks it forwards
+ * (tag 30) travel as two streams: a packet never waits for forwarded data
+ * to fill up behind a rank's own chunk, which would wait on itself around
+ * the ring.
+ */
 static void ring(bld_t *b, const ring_t *g, int own_stream)
 {
-    uint64_t left_len = g->total - clen(g, g->me);
-    int lf = copy_of(b, net_in(b, TAG_RING, left_len));
+    int left = (g->me - 1 + g->P) % g->P;
+    uint64_t own = clen(g, g->me), from_left = clen(g, left);
+    uint64_t fwd_in = g->total - own - from_left; /* chunks me-2 .. me-(P-1) */
+    int in[3] = {own_stream}, nin = 1;
+    int f31 = copy_of(b, net_in(b, TAG_RING_OWN, from_left));
+    if (g->write_host)
+        to_host(b, f31, 0, from_left, g->host_base + co(g, (left + g->rot) % g->P));
+    if (g->P > 2)
+        in[nin++] = to_stream(b, f31, 0, from_left);
     uint64_t off = 0, prefix = 0;
-    for (int i = 1; i < g->P; i++) {
-        int j = ((g->me - i) % g->P + g->P) % g->P;
-        if (g->write_host)
-            to_host(b, lf, off, clen(g, j), g->host_base + co(g, (j + g->rot) % g->P));
-        if (i < g->P - 1)
-            prefix += clen(g, j);
-        off += clen(g, j);
+    if (g->P > 2) {
+        int f30 = copy_of(b, net_in(b, TAG_RING_FWD, fwd_in));
+        for (int i = 2; i < g->P; i++) {
+            int j = ((g->me - i) % g->P + g->P) % g->P;
+            if (g->write_host)
+                to_host(b, f30, off, clen(g, j), g->host_base + co(g, (j + g->rot) % g->P));
+            if (i < g->P - 1)
+                prefix += clen(g, j);
+            off += clen(g, j);
+        }
+        if (prefix)
+            in[nin++] = to_stream(b, f30, 0, prefix);
     }
-    int in[2] = {own_stream, to_stream(b, lf, 0, prefix)};
-    int cf = flow(b, MF_FLOW_CONCAT, clen(g, g->me) + prefix, 2, in);
-    to_net(b, cf, 0, clen(g, g->me) + prefix, b->ct->up[0], TAG_RING);
+    uint64_t fwd_out = g->P > 2 ? from_left + prefix : 0;
+    int cf = flow(b, MF_FLOW_CONCAT, own + fwd_out, nin, in);
+    to_net(b, cf, 0, own, b->ct->up[0], TAG_RING_OWN);
+    if (g->P > 2)
+        to_net(b, cf, own, fwd_out, b->ct->up[0], TAG_RING_FWD);
 }
 
 /* Bcast for long messages: binomial scatter, then ring allgather (Table 1). */
@@ -547,9 +569,25 @@ static int group_sinks(mf_coll_t *c)
     return 0;
 }
 
+/* MPI: a collective that moves no data completes locally (MPICH returns
+ * at once for count 0); only Barrier synchronises. */
+static int moves_no_data(const bld_t *b)
+{
+    const mf_proc_hdr_t *h = &b->c->req.hdr;
+    if (h->opcode == MF_OPC_BARRIER)
+        return 0;
+    if (h->opcode == MF_OPC_REDUCE_SCATTER && b->c->counts)
+        return rs_disp(b, b->P) == 0;
+    return b->n == 0;
+}
+
 static void dispatch(bld_t *b)
 {
     const mf_proc_hdr_t *h = &b->c->req.hdr;
+    if (moves_no_data(b)) {
+        to_host(b, copy_of(b, host_src(b, 0, 0)), 0, 0, 0);
+        return;
+    }
     switch (h->opcode) {
     case MF_OPC_BCAST:
         if (h->alg == MF_ALG_RING && b->P > 1)

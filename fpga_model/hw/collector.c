@@ -65,6 +65,18 @@ size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
     return got;
 }
 
+/* Free whatever is still buffered (a finished or failed collective). */
+void mf_stream_drop(mf_switch_t *s, mf_stream_t *st)
+{
+    mf_pkt_t *k;
+    while ((k = mf_pq_pop(&st->q)) != NULL) {
+        account(s, -(int64_t)(k->len - k->rd));
+        mf_pkt_free(&s->net->pool, k);
+    }
+    st->scan = NULL;
+    st->ready = 0;
+}
+
 /* Hand one NET packet to the current collective's stream for its tag.
  * Returns 1 if taken, 0 if it belongs to a later collective. */
 static int deliver(mf_switch_t *s, mf_coll_t *c, mf_pkt_t *k)

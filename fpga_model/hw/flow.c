@@ -78,25 +78,67 @@ static uint32_t flow_latency(const mf_params_t *p, const mf_flow_t *f)
     return f->kind == MF_FLOW_REDUCE ? p->aglu_latency_cycles : p->collector_cycles;
 }
 
-/* Send the NET sink's packet (full, or the last one of its range). */
-static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready)
+static void emit(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, mf_pkt_t *pk, int last,
+                 uint64_t ready)
 {
-    mf_pkt_t *pk = k->pk;
-    if (!pk)
-        return;
-    k->pk = NULL;
+    unsigned pb = s->net->phit_bytes;
     pk->h = (mf_net_hdr_t){.dest = k->dest, .ctx = c->req.hdr.ctx, .opcode = c->req.hdr.opcode,
-                           .alg = c->req.hdr.alg, .op = c->req.hdr.op,
-                           .dtype = c->req.hdr.dtype, .tag = k->tag,
-                           .last = k->done == k->len};
-    pk->nphits = (uint16_t)((pk->len + s->net->phit_bytes - 1) / s->net->phit_bytes);
-    pk->h.psize = 0;
+                           .op = c->req.hdr.op, .dtype = c->req.hdr.dtype, .tag = k->tag,
+                           .last = (uint8_t)last};
+    pk->nphits = (uint16_t)((pk->len + pb - 1) / pb);
+    pk->h.pad = (uint8_t)(pk->nphits * pb - pk->len);
     for (unsigned ph = pk->nphits; ph; ph >>= 1)
-        pk->h.psize++; /* nphits is a power of two (packet_target) */
+        pk->h.psize++; /* nphits is a power of two here */
     pk->src = (uint16_t)c->eng->grank;
     pk->ready = ready;
     pk->born = ready;
     mf_l2_emit(s, pk, ready);
+}
+
+/* Send what the NET sink has buffered: psize encodes power-of-two phit
+ * counts, so a buffer of, say, 3 phits goes out as 2 + 1. */
+static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready)
+{
+    mf_pkt_t *pk = k->pk;
+    unsigned pb = s->net->phit_bytes;
+    if (!pk)
+        return;
+    k->pk = NULL;
+    for (;;) {
+        unsigned phits = (pk->len + pb - 1) / pb, p2 = 1;
+        while (p2 * 2 <= phits)
+            p2 *= 2;
+        if (p2 == phits || phits == 0)
+            break;
+        mf_pkt_t *head = new_chunk(s);
+        if (!head)
+            return;
+        head->len = p2 * pb;
+        memcpy(head->data, pk->data, head->len);
+        memmove(pk->data, pk->data + head->len, pk->len - head->len);
+        pk->len -= head->len;
+        emit(s, c, k, head, 0, ready);
+    }
+    emit(s, c, k, pk, k->done == k->len, ready);
+}
+
+/* A packet that is not full is sent when its source runs dry (streaming,
+ * 001 sec. 2.5): waiting to fill it could wait on data that only comes
+ * after it has been delivered (a ring). */
+static int flush_starved(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t moved,
+                         uint64_t now)
+{
+    int pending = 0;
+    for (int i = 0; i < f->nsink; i++) {
+        mf_sink_t *k = &c->sk[f->sink0 + i];
+        if (k->kind != MF_SINK_NET || !k->pk || !k->pk->len)
+            continue;
+        if (moved)
+            pending = 1; /* look again next cycle */
+        else
+            net_flush(s, c, k, now + flow_latency(&s->net->p, f));
+    }
+    return pending;
 }
 
 /* Bytes the NET sink's current packet is filled to: a full network packet,
@@ -178,27 +220,56 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
     }
 }
 
+static int inputs_closed(mf_coll_t *c, mf_flow_t *f);
+
+/* CONCAT inputs that end at or before output offset `off` are all closed. */
+static int concat_closed_upto(mf_coll_t *c, mf_flow_t *f, uint64_t off)
+{
+    uint64_t end = 0;
+    for (int i = 0; i < f->nin; i++) {
+        mf_stream_t *st = &c->st[f->in[i]];
+        end += st->len;
+        if (end > off)
+            break;
+        if (!st->closed || st->out != st->len)
+            return 0;
+    }
+    return 1;
+}
+
+/* May a zero-length sink at `off` signal yet?  Once output has passed off;
+ * at off itself once every input that precedes it is complete (so a
+ * zero-byte reduction still waits for all its partners). */
+static int empty_sink_due(mf_coll_t *c, mf_flow_t *f, const mf_sink_t *k)
+{
+    if (f->pos > k->off)
+        return 1;
+    if (f->pos < k->off)
+        return 0;
+    if (f->kind == MF_FLOW_CONCAT && k->off < f->len)
+        return concat_closed_upto(c, f, k->off);
+    return inputs_closed(c, f);
+}
+
 /* Zero-length sink ranges still signal: an empty last packet, a closed
  * stream, a completion for the host. */
-static void finish_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     uint64_t ready = now + flow_latency(&s->net->p, f);
     for (int i = 0; i < f->nsink; i++) {
         mf_sink_t *k = &c->sk[f->sink0 + i];
-        if (k->len != 0 || k->done)
+        if (k->len != 0 || k->done || !empty_sink_due(c, f, k))
             continue;
-        k->done = 1; /* mark handled; len 0 */
         if (k->kind == MF_SINK_NET) {
-            k->done = 0;
             if ((k->pk = new_chunk(s)) != NULL)
                 net_flush(s, c, k, ready);
-            k->done = 1;
         } else if (k->kind == MF_SINK_STREAM) {
             c->st[k->stream].closed = 1;
             mf_switch_wake(s, ready);
         } else {
             mf_dma_write(s->net, c->eng->dma, c, k->host_off, NULL, 0, ready);
         }
+        k->done = 1; /* handled (len 0) */
     }
 }
 
@@ -232,12 +303,13 @@ int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         deliver(s, c, f, buf, n, now);
         f->pos += n;
     }
+    finish_empty_sinks(s, c, f, now);
+    int pending = flush_starved(s, c, f, n, now);
     if (f->pos == f->len && inputs_closed(c, f)) {
-        finish_sinks(s, c, f, now);
         f->done = 1;
         c->flows_left--;
         return 0;
     }
     /* more input already here, or sinks were full: try again next cycle */
-    return input_avail(c, f, now) > 0;
+    return pending || input_avail(c, f, now) > 0;
 }

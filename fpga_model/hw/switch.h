@@ -230,6 +230,7 @@ void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uin
 uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now);
 size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
 void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk);
+void mf_stream_drop(mf_switch_t *s, mf_stream_t *st);
 /* cgr.c */
 int mf_cgr_acquire(mf_switch_t *s, mf_coll_t *c);
 void mf_cgr_release(mf_switch_t *s, mf_coll_t *c);

@@ -80,14 +80,16 @@ typedef struct {
     uint16_t dest;  /* destination global rank, 16 bits */
     uint8_t ctx;    /* 5 bits */
     uint8_t opcode; /* 4 bits */
-    uint8_t alg;    /* 2 bits */
     uint8_t op;     /* 4 bits */
     uint8_t dtype;  /* 4 bits */
     uint8_t tag;    /* 5 bits: which edge of the collective's schedule */
     uint8_t psize;  /* 3 bits: payload = 0 phits (0) or 2^(psize-1) phits */
     uint8_t last;   /* 1 bit: last packet of this stream */
     uint8_t vc;     /* 1 bit: dateline VC class (000 sec. 4.2.2) */
+    uint8_t pad;    /* 5 bits: bytes of the last phit that carry no data */
 } mf_net_hdr_t;
+/* The algorithm is not carried: each switch's CCM derives it from its own
+ * processor header, which all members fill alike (doc/protocol.md). */
 
 #define MF_NET_MAX_PSIZE 7 /* 2^(7-1) = 64 phits */
 

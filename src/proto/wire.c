@@ -97,17 +97,17 @@ int mf_proc_hdr_unpack(const uint8_t in[MF_PROC_HDR_BYTES], mf_proc_hdr_t *h)
 
 /* Bit positions: see doc/protocol.md, "Network packet header". */
 enum {
-    NH_DEST = 0, NH_CTX = 16, NH_OPCODE = 21, NH_ALG = 25, NH_OP = 27, NH_DTYPE = 31,
-    NH_TAG = 35, NH_PSIZE = 40, NH_LAST = 43, NH_VC = 44, NH_RSVD = 45,
+    NH_DEST = 0, NH_CTX = 16, NH_OPCODE = 21, NH_OP = 25, NH_DTYPE = 29,
+    NH_TAG = 33, NH_PSIZE = 38, NH_LAST = 41, NH_VC = 42, NH_PAD = 43,
 };
 
 void mf_net_hdr_pack(const mf_net_hdr_t *h, uint8_t out[MF_NET_HDR_BYTES])
 {
     uint64_t v = field_put(h->dest, NH_DEST, 16) | field_put(h->ctx, NH_CTX, 5) |
-                 field_put(h->opcode, NH_OPCODE, 4) | field_put(h->alg, NH_ALG, 2) |
-                 field_put(h->op, NH_OP, 4) | field_put(h->dtype, NH_DTYPE, 4) |
-                 field_put(h->tag, NH_TAG, 5) | field_put(h->psize, NH_PSIZE, 3) |
-                 field_put(h->last, NH_LAST, 1) | field_put(h->vc, NH_VC, 1);
+                 field_put(h->opcode, NH_OPCODE, 4) | field_put(h->op, NH_OP, 4) |
+                 field_put(h->dtype, NH_DTYPE, 4) | field_put(h->tag, NH_TAG, 5) |
+                 field_put(h->psize, NH_PSIZE, 3) | field_put(h->last, NH_LAST, 1) |
+                 field_put(h->vc, NH_VC, 1) | field_put(h->pad, NH_PAD, 5);
     put_le(out, v, MF_NET_HDR_BYTES);
 }
 
@@ -118,16 +118,16 @@ int mf_net_hdr_unpack(const uint8_t in[MF_NET_HDR_BYTES], mf_net_hdr_t *h)
         .dest = (uint16_t)field_get(v, NH_DEST, 16),
         .ctx = (uint8_t)field_get(v, NH_CTX, 5),
         .opcode = (uint8_t)field_get(v, NH_OPCODE, 4),
-        .alg = (uint8_t)field_get(v, NH_ALG, 2),
         .op = (uint8_t)field_get(v, NH_OP, 4),
         .dtype = (uint8_t)field_get(v, NH_DTYPE, 4),
         .tag = (uint8_t)field_get(v, NH_TAG, 5),
         .psize = (uint8_t)field_get(v, NH_PSIZE, 3),
         .last = (uint8_t)field_get(v, NH_LAST, 1),
         .vc = (uint8_t)field_get(v, NH_VC, 1),
+        .pad = (uint8_t)field_get(v, NH_PAD, 5),
     };
-    /* Reserved bits must be zero: a set bit means a corrupt or foreign header. */
-    if (field_get(v, NH_RSVD, 3) != 0 || !coll_fields_valid(t.opcode, t.op, t.dtype))
+    /* A header-only packet has no last phit to pad: a corrupt header. */
+    if ((t.psize == 0 && t.pad != 0) || !coll_fields_valid(t.opcode, t.op, t.dtype))
         return -1;
     *h = t;
     return 0;

@@ -69,6 +69,7 @@ static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     int ctx = c->req.hdr.ctx;
     const mf_ct_entry_t *ct = mf_ct_lookup(e, ctx);
     c->start = now;
+    c->seq = ++e->seq[ctx];
     c->host_done = now;
     e->cur[ctx] = c;
     s->nactive_colls++;
@@ -138,12 +139,15 @@ static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
 {
     uint64_t cfg = c->start + s->net->pcie; /* processor header reaches the CCM */
     if (!c->status) {
-        mf_dma_read_sources(s, e, c, now);
+        if (c->reads_left)
+            mf_dma_read_sources(s, e, c, now);
         if (now < cfg) {
             mf_switch_wake(s, cfg);
             return;
         }
-        for (int i = 0; i < c->nfl; i++)
+        while (c->first_live < c->nfl && c->fl[c->first_live].done)
+            c->first_live++; /* flows mostly finish in build order */
+        for (int i = c->first_live; i < c->nfl; i++)
             *busy |= mf_flow_step(s, c, &c->fl[i], now);
         if (!c->host_signalled && host_side_done(c))
             signal_host(s->net, c);

@@ -70,8 +70,10 @@ static int stream(bld_t *b, int kind, uint64_t len)
 static int host_src(bld_t *b, uint64_t off, uint64_t len)
 {
     int s = stream(b, MF_ST_HOST, len);
-    if (!b->fail)
+    if (!b->fail) {
         b->c->st[s].host_off = off;
+        b->c->reads_left += len > 0;
+    }
     return s;
 }
 

@@ -27,6 +27,7 @@ int mf_ct_config(mf_engine_t *e, int ctx, const mf_ct_entry_t *entry, char *err,
     }
     e->ct[ctx].valid = 1;
     e->ct[ctx].e = *entry;
+    e->seq[ctx] = 0; /* a new communicator: its collectives count from 1 */
     return 0;
 }
 

@@ -73,6 +73,7 @@ static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
     mf_stream_push(s, st, ch);
     if (st->issued == st->len) {
         st->closed = 1;
+        c->reads_left--;
         if (ch->ready > c->host_done)
             c->host_done = ch->ready;
     }

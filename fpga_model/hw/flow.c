@@ -33,16 +33,44 @@ static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
     return n;
 }
 
-/* Room a sink has this cycle, or UINT64_MAX. */
+/* Bytes of the partner's stream for this sink that it has consumed (the
+ * credits that have come back).  Collectives on one communicator run in the
+ * same order everywhere, so the partner's instance is matched by sequence. */
+static uint64_t partner_consumed(mf_switch_t *s, mf_coll_t *c, const mf_sink_t *k)
+{
+    const mf_engine_t *pe = &s->net->eng[k->dest];
+    unsigned ctx = c->req.hdr.ctx;
+    const mf_coll_t *pc = pe->cur[ctx];
+    if (pe->seq[ctx] > c->seq || (pe->seq[ctx] == c->seq && !pc))
+        return UINT64_MAX / 2; /* it has finished this collective */
+    if (pe->seq[ctx] < c->seq || !pc || pc->tag_stream[k->tag] < 0)
+        return 0; /* not started: its collector parks up to one window */
+    return pc->st[pc->tag_stream[k->tag]].out;
+}
+
+/* Room a sink has this cycle, or UINT64_MAX.  Network and internal streams
+ * are flow-controlled end to end with a window of one input FIFO
+ * (001 sec. 4.1: 48 KB); credits are seen without delay (doc/model.md). */
 static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t now)
 {
+    uint64_t win = s->net->p.input_fifo_bytes;
     switch (k->kind) {
     case MF_SINK_HOST:
         return mf_dma_write_budget(s->net, c->eng->dma, now);
-    case MF_SINK_NET:
-        return mf_l2_can_emit(s, k->dest) ? UINT64_MAX : (k->pk ? s->net->pkt_bytes - k->pk->len : 0);
-    default:
-        return UINT64_MAX;
+    case MF_SINK_NET: {
+        uint64_t acked = partner_consumed(s, c, k), used = k->done > acked ? k->done - acked : 0;
+        if (used >= win)
+            return 0;
+        uint64_t room = win - used;
+        if (!mf_l2_can_emit(s, k->dest)) /* L2 output queue full */
+            room = k->pk ? s->net->pkt_bytes - k->pk->len : 0;
+        return room;
+    }
+    default: {
+        const mf_stream_t *st = &c->st[k->stream];
+        uint64_t held = st->in - st->out;
+        return held >= win ? 0 : win - held;
+    }
     }
 }
 
@@ -291,9 +319,10 @@ int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         return 0;
     if (f->kind == MF_FLOW_REDUCE && !c->holds_cgr && !mf_cgr_acquire(s, c))
         return 0; /* all SA CGR units busy: woken when one is released */
-    uint64_t n = min_u64(input_avail(c, f, now), s->net->datapath_bytes);
-    n = min_u64(n, f->len - f->pos);
-    n = limit_by_sinks(s, c, f, n, now);
+    uint64_t in_now = input_avail(c, f, now);
+    uint64_t avail = min_u64(in_now, s->net->datapath_bytes);
+    avail = min_u64(avail, f->len - f->pos);
+    uint64_t n = limit_by_sinks(s, c, f, avail, now);
     if (n) {
         uint8_t buf[n];
         if (f->kind == MF_FLOW_REDUCE)
@@ -311,5 +340,5 @@ int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         return 0;
     }
     /* more input already here, or sinks were full: try again next cycle */
-    return pending || input_avail(c, f, now) > 0;
+    return pending || n < avail || in_now > n || (n && input_avail(c, f, now) > 0);
 }

@@ -4,8 +4,19 @@
  * there, the L2 output queue of that port, and the packet converters'
  * injection queues -- are served round robin; one packet starts per port per
  * cycle.  The Eject port has no arbiter (001 sec. 4.3): see l1_switch.c.
+ *
+ * Requesters are numbered: input port p, VC v -> p * nvc + v; then the L2
+ * queue; then the converters.  One pass collects each output's requests as a
+ * bit set, so arbitration costs one scan of the heads per cycle.
  */
 #include "hw/switch.h"
+
+#define MAX_CAND 256 /* MF_MAX_NET_PORTS * MF_MAX_VCS; converters beyond are rare */
+#define WORDS (MAX_CAND / 64)
+
+typedef struct {
+    uint64_t bits[MF_MAX_NET_PORTS][WORDS];
+} requests_t;
 
 static mf_pkt_t *candidate(mf_switch_t *s, int port, unsigned i, unsigned nvc)
 {
@@ -27,28 +38,94 @@ static mf_pkt_t *take(mf_switch_t *s, int port, unsigned i, unsigned nvc, uint64
     return mf_pq_pop(&s->eng[i - nin - 1]->tx);
 }
 
-static void allocate_port(mf_switch_t *s, int port, uint64_t now)
+static int wants(const mf_pkt_t *k, int port, uint64_t now)
 {
-    mf_outport_t *o = &s->out[port];
-    unsigned nvc = s->net->p.vcs;
-    unsigned ncand = (unsigned)s->nports * nvc + 1 + (unsigned)s->nengines;
-    for (unsigned j = 0; j < ncand; j++) {
-        unsigned i = (o->rr + j) % ncand;
-        mf_pkt_t *k = candidate(s, port, i, nvc);
-        if (!k || k->out_port != port || k->ready > now)
-            continue;
-        if (mf_vc_alloc(s, k, now) < 0)
-            continue;
-        take(s, port, i, nvc, now);
-        o->rr = (i + 1) % ncand;
-        mf_l1_traverse(s, port, k, now);
-        return;
+    return k && k->out_port == port && k->ready <= now;
+}
+
+/* Try requester i for `port`; 1 if granted. */
+static int grant(mf_switch_t *s, int port, unsigned i, unsigned nvc, unsigned ncand, uint64_t now)
+{
+    mf_pkt_t *k = candidate(s, port, i, nvc);
+    if (!wants(k, port, now) || mf_vc_alloc(s, k, now) < 0)
+        return 0;
+    take(s, port, i, nvc, now);
+    s->out[port].rr = (i + 1) % ncand;
+    mf_l1_traverse(s, port, k, now);
+    return 1;
+}
+
+/* Round robin over a bit set: first requester at or after rr, wrapping. */
+static void arbitrate(mf_switch_t *s, int port, const uint64_t *bits, unsigned nvc,
+                      unsigned ncand, uint64_t now)
+{
+    unsigned rr = s->out[port].rr, words = (ncand + 63) / 64;
+    for (unsigned pass = 0; pass < 2; pass++) {
+        unsigned lo = pass ? 0 : rr, hi = pass ? rr : ncand;
+        for (unsigned w = lo / 64; w < words && w * 64 < hi; w++) {
+            uint64_t m = bits[w];
+            if (w == lo / 64 && lo % 64)
+                m &= ~0ull << (lo % 64);
+            while (m) {
+                unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
+                if (i >= hi)
+                    break;
+                if (grant(s, port, i, nvc, ncand, now))
+                    return;
+                m &= m - 1;
+            }
+        }
     }
+}
+
+/* Fallback for switches with more requesters than the bit set holds. */
+static void arbitrate_scan(mf_switch_t *s, int port, unsigned nvc, unsigned ncand, uint64_t now)
+{
+    for (unsigned j = 0; j < ncand; j++)
+        if (grant(s, port, (s->out[port].rr + j) % ncand, nvc, ncand, now))
+            return;
+}
+
+/* Record requester i for port; a port's bit set is cleared on first use. */
+static void request(requests_t *r, uint32_t *ports, int port, unsigned i)
+{
+    if (!(*ports & (1u << port)))
+        for (unsigned w = 0; w < WORDS; w++)
+            r->bits[port][w] = 0;
+    *ports |= 1u << port;
+    r->bits[port][i / 64] |= 1ull << (i % 64);
 }
 
 void mf_sw_alloc(mf_switch_t *s, uint64_t now)
 {
-    for (int p = 0; p < s->nports; p++)
-        if (s->out[p].connected && mf_link_free(&s->out[p].link, now))
-            allocate_port(s, p, now);
+    unsigned nvc = s->net->p.vcs;
+    unsigned nin = (unsigned)s->nports * nvc, ncand = nin + 1 + (unsigned)s->nengines;
+    if (ncand > MAX_CAND) {
+        for (int p = 0; p < s->nports; p++)
+            if (s->out[p].connected && mf_link_free(&s->out[p].link, now))
+                arbitrate_scan(s, p, nvc, ncand, now);
+        return;
+    }
+    requests_t r;
+    uint32_t ports = 0; /* outputs with at least one request */
+    for (unsigned i = 0; i < nin; i++) {
+        mf_pkt_t *k = mf_fifo_head(&s->in[i / nvc].vc[i % nvc]);
+        if (k && k->out_port >= 0 && k->ready <= now)
+            request(&r, &ports, k->out_port, i);
+    }
+    for (int p = 0; p < s->nports; p++) {
+        if (wants(s->out[p].coll_out.head, p, now))
+            request(&r, &ports, p, nin);
+    }
+    for (int e = 0; e < s->nengines; e++) {
+        mf_pkt_t *k = s->eng[e]->tx.head;
+        if (k && k->out_port >= 0 && k->ready <= now)
+            request(&r, &ports, k->out_port, nin + 1 + (unsigned)e);
+    }
+    while (ports) {
+        int p = __builtin_ctz(ports);
+        ports &= ports - 1;
+        if (mf_link_free(&s->out[p].link, now))
+            arbitrate(s, p, r.bits[p], nvc, ncand, now);
+    }
 }

@@ -89,6 +89,7 @@ typedef struct mf_coll {
     mf_coll_req_t req;
     uint32_t *counts;   /* owned copy of req.counts */
     uint64_t start;     /* cycle the processor header reached the switch */
+    uint32_t seq;       /* how many collectives this rank started on ctx (1-based) */
     mf_stream_t *st;
     int nst, capst;
     mf_flow_t *fl;
@@ -97,6 +98,8 @@ typedef struct mf_coll {
     int nsk, capsk;
     int16_t tag_stream[32]; /* NET stream per tag, -1 none */
     int flows_left;
+    int first_live;     /* flows before it are done */
+    int reads_left;     /* HOST streams the DMA has not finished reading */
     int uses_cgr, holds_cgr;
     uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;
@@ -124,6 +127,7 @@ typedef struct mf_engine {
     int slot;                      /* host slot on the switch */
     mf_ct_row_t ct[MF_MAX_CTX];    /* communicator table rows (ct.c) */
     mf_coll_t *cur[MF_MAX_CTX];    /* collective running per context */
+    uint32_t seq[MF_MAX_CTX];      /* collectives started per context */
     mf_coll_t *wait_head[MF_MAX_CTX], *wait_tail[MF_MAX_CTX]; /* posted, queued */
     mf_pq_t parked[MF_MAX_CTX];    /* packets that came before their collective */
     mf_pq_t tx;                    /* unicast packets the converter injects */

@@ -26,6 +26,8 @@ int mf_sim_init(mf_sim_t *s)
 
 void mf_sim_fini(mf_sim_t *s)
 {
+    for (int i = 0; i < MF_WHEEL; i++)
+        free(s->wheel[i].ids);
     free(s->mods);
     free(s->heap);
     free(s->run);
@@ -80,15 +82,37 @@ static void heap_down(mf_wake_t *h, size_t n, size_t i)
     }
 }
 
+static int bucket_add(mf_bucket_t *b, uint32_t id)
+{
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 8;
+        uint32_t *q = realloc(b->ids, cap * sizeof *q);
+        if (!q)
+            return -1;
+        b->ids = q;
+        b->cap = cap;
+    }
+    b->ids[b->n++] = id;
+    return 0;
+}
+
 int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
 {
     if (s->in_produce && cycle <= s->now)
         cycle = s->now + 1; /* outputs of a produce phase are seen next cycle */
+    if (cycle < s->now)
+        cycle = s->now;
     if (cycle == m->last_req)
         return 0;
+    m->last_req = cycle;
+    if (cycle - s->now < MF_WHEEL) {
+        if (bucket_add(&s->wheel[cycle % MF_WHEEL], m->id))
+            return -1;
+        s->nwheel++;
+        return 0;
+    }
     if (grow((void **)&s->heap, &s->capheap, s->nheap + 1, sizeof *s->heap))
         return -1;
-    m->last_req = cycle;
     s->heap[s->nheap] = (mf_wake_t){cycle, m->id};
     heap_up(s->heap, s->nheap++);
     return 0;
@@ -96,7 +120,30 @@ int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
 
 uint64_t mf_sim_next(const mf_sim_t *s)
 {
-    return s->nheap ? s->heap[0].cycle : MF_NEVER;
+    uint64_t best = s->nheap ? s->heap[0].cycle : MF_NEVER;
+    if (s->nwheel) /* the wheel holds only cycles in [now, now + MF_WHEEL) */
+        for (uint64_t t = s->now; t < s->now + MF_WHEEL && t < best; t++)
+            if (s->wheel[t % MF_WHEEL].n)
+                return t;
+    return best;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    const mf_module_t *x = *(mf_module_t *const *)a, *y = *(mf_module_t *const *)b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int run_add(mf_sim_t *s, uint32_t id, uint64_t t)
+{
+    mf_module_t *m = s->mods[id];
+    if (m->ran_at == t)
+        return 0; /* several requests for the same cycle */
+    m->ran_at = t;
+    if (grow((void **)&s->run, &s->caprun, s->nrun + 1, sizeof *s->run))
+        return -1;
+    s->run[s->nrun++] = m;
+    return 0;
 }
 
 int mf_sim_step(mf_sim_t *s)
@@ -106,17 +153,22 @@ int mf_sim_step(mf_sim_t *s)
         return 0;
     s->now = t;
     s->nrun = 0;
+    mf_bucket_t *b = &s->wheel[t % MF_WHEEL];
+    for (uint32_t i = 0; i < b->n; i++)
+        if (run_add(s, b->ids[i], t))
+            return -1;
+    s->nwheel -= b->n;
+    b->n = 0;
     while (s->nheap && s->heap[0].cycle == t) {
-        mf_module_t *m = s->mods[s->heap[0].id];
+        uint32_t id = s->heap[0].id;
         s->heap[0] = s->heap[--s->nheap];
         heap_down(s->heap, s->nheap, 0);
-        if (m->ran_at == t)
-            continue; /* several requests for the same cycle */
-        m->ran_at = t;
-        if (grow((void **)&s->run, &s->caprun, s->nrun + 1, sizeof *s->run))
+        if (run_add(s, id, t))
             return -1;
-        s->run[s->nrun++] = m; /* heap order = id order within a cycle */
     }
+    /* modules of one cycle run in id order: results never depend on the
+     * order in which they were woken */
+    qsort(s->run, s->nrun, sizeof *s->run, cmp_id);
     for (size_t i = 0; i < s->nrun; i++)
         if (s->run[i]->consume)
             s->run[i]->consume(s->run[i], s);

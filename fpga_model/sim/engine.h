@@ -32,11 +32,21 @@ typedef struct {
     uint32_t id;
 } mf_wake_t;
 
+#define MF_WHEEL 4096 /* cycles ahead kept in the timing wheel */
+
+typedef struct {
+    uint32_t *ids;
+    uint32_t n, cap;
+} mf_bucket_t;
+
 struct mf_sim {
     uint64_t now;
     mf_module_t **mods;
     size_t nmods, capmods;
-    mf_wake_t *heap; /* min-heap on (cycle, id) of requested wake-ups */
+    /* wake-ups less than MF_WHEEL cycles ahead: one bucket per cycle */
+    mf_bucket_t wheel[MF_WHEEL];
+    size_t nwheel;   /* entries in the wheel */
+    mf_wake_t *heap; /* min-heap on (cycle, id) of wake-ups further ahead */
     size_t nheap, capheap;
     mf_module_t **run; /* modules of the current cycle */
     size_t nrun, caprun;

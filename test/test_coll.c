@@ -215,6 +215,70 @@ static void test_fast_path(void)
     }
 }
 
+typedef struct {
+    uint64_t end;
+    int errors;
+} contention_t;
+
+static void count_done(void *user, const mf_completion_t *c)
+{
+    contention_t *t = user;
+    t->errors += c->status != 0;
+    if (c->complete > t->end)
+        t->end = c->complete;
+}
+
+/* Two allreduces on two communicators over the same 8 ranks, in flight at
+ * once; returns the cycle the last rank finished, -1 on a wrong result. */
+static int64_t two_at_once(unsigned sa_cgr)
+{
+    enum { P = 8, BYTES = 32768 };
+    static const int comm[2][P] = {{0, 1, 2, 3, 4, 5, 6, 7}, {7, 6, 5, 4, 3, 2, 1, 0}};
+    mf_params_t saved = params;
+    params.sa_cgr = sa_cgr;
+    mf_topo_t t;
+    mf_net_t *n = make_net("torus", P, 1, &t);
+    params = saved;
+    ref_coll_t spec = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT64,
+                       .bytes = BYTES};
+    static uint8_t in[2][P][BYTES], out[2][P][BYTES], want[2][P][BYTES];
+    contention_t done = {0};
+    char err[256];
+    for (int k = 0; k < 2; k++) {
+        mf_comm_setup(n, k, P, comm[k], err, sizeof err);
+        const void *ins[P];
+        void *wants[P];
+        for (int i = 0; i < P; i++) {
+            ref_fill_input(&spec, i, in[k][i], BYTES, 7 + k);
+            ins[i] = in[k][i];
+            wants[i] = want[k][i];
+        }
+        ref_coll_run(&spec, P, ins, wants);
+        for (int i = 0; i < P; i++) {
+            mf_coll_req_t req = {
+                .hdr = {.opcode = MF_OPC_ALLREDUCE, .ctx = (uint8_t)k, .alg = MF_ALG_RABENSEIFNER,
+                        .op = MF_OP_SUM, .dtype = MF_DT_INT64, .size = BYTES},
+                .send = {.base = in[k][i], .len = BYTES}, .recv = {.base = out[k][i], .len = BYTES},
+                .done = count_done, .user = &done};
+            mf_net_post(n, comm[k][i], &req, err, sizeof err);
+        }
+    }
+    int rc = mf_net_run(n, MF_NEVER, err, sizeof err);
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+    if (rc || done.errors || memcmp(out, want, sizeof out))
+        return -1;
+    return (int64_t)done.end;
+}
+
+static void test_contention(void)
+{
+    int64_t one = two_at_once(1), six = two_at_once(6);
+    ok(one > 0 && six > 0, "two allreduces in flight on two communicators both give correct results");
+    ok(one > six, "with one CGR unit per switch they contend: done at cycle %lld vs %lld with six",
+       (long long)one, (long long)six);
+}
+
 int main(void)
 {
     char err[256];
@@ -251,5 +315,6 @@ int main(void)
 
     test_determinism();
     test_fast_path();
+    test_contention();
     return tap_done();
 }

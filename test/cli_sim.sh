@@ -47,5 +47,14 @@ ok $? "below saturation accepted throughput equals offered load, latency > one l
 head -1 "$tmp/tc" | grep -q '^pattern,topology,nodes,rate'
 ok $? "traffic csv output"
 
+"$SIM" --traffic neighbor --rate 0.1 --nodes 8 --cycles 1000 --format json > "$tmp/tj" 2>&1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["pattern"]=="neighbor" and d["accepted"]>0' "$tmp/tj"
+ok $? "traffic json output parses"
+
+"$SIM" -c allreduce -m 8:8 -i 1 --ppn 8 --nodes 2 --format csv > "$tmp/p8" 2>&1
+ok $? "allreduce with 8 ranks per node (more than the 6 CGR units) completes"
+"$SIM" -c allreduce -m 8:4096 -i 1 --topology fattree:16 --nodes 24 --format csv > "$tmp/f16" 2>&1
+ok $? "allreduce on a radix-16 fat tree (12 ranks per leaf) completes"
+
 echo "1..$n"
 [ $fails = 0 ]

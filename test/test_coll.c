@@ -229,7 +229,8 @@ static void count_done(void *user, const mf_completion_t *c)
 }
 
 /* Two allreduces on two communicators over the same 8 ranks, in flight at
- * once; returns the cycle the last rank finished, -1 on a wrong result. */
+ * once, on 2 nodes x 4 ranks: each switch runs 8 reductions at a time.
+ * Returns the cycle the last rank finished, -1 on a wrong result. */
 static int64_t two_at_once(unsigned sa_cgr)
 {
     enum { P = 8, BYTES = 32768 };
@@ -237,7 +238,7 @@ static int64_t two_at_once(unsigned sa_cgr)
     mf_params_t saved = params;
     params.sa_cgr = sa_cgr;
     mf_topo_t t;
-    mf_net_t *n = make_net("torus", P, 1, &t);
+    mf_net_t *n = make_net("torus", 2, 4, &t);
     params = saved;
     ref_coll_t spec = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT64,
                        .bytes = BYTES};
@@ -275,7 +276,7 @@ static void test_contention(void)
 {
     int64_t one = two_at_once(1), six = two_at_once(6);
     ok(one > 0 && six > 0, "two allreduces in flight on two communicators both give correct results");
-    ok(one > six, "with one CGR unit per switch they contend: done at cycle %lld vs %lld with six",
+    ok(one > six * 11 / 10, "with one CGR unit per switch they contend: done at cycle %lld vs %lld with six",
        (long long)one, (long long)six);
 }
 

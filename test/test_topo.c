@@ -84,8 +84,8 @@ static void test_parse(void)
            s.x == 0 && s.y == 0 && s.z == 0,
        "parse torus (dims from node count)");
     ok(mf_topo_parse("fattree:16", &s, err, sizeof err) == 0 && s.kind == MF_TOPO_FATTREE &&
-           s.radix == 16 && s.oversub == 3,
-       "parse fattree:16 (default 3:1)");
+           s.radix == 16 && s.oversub == 0,
+       "parse fattree:16 (oversubscription left to the parameter set)");
     ok(mf_topo_parse("fattree:28:3", &s, err, sizeof err) == 0 && s.radix == 28 &&
            s.oversub == 3,
        "parse fattree:28:3");

@@ -333,6 +333,21 @@ static int run_traffic(const opts_t *o)
         printf("%s,%s,%d,%.4f,%u,%.2f,%.0f,%.4f,%d,%llu,%.0f\n", mf_traffic_name(o->pattern), topo,
                t.nnodes, o->rate, o->pkt_phits, r.avg_latency_cycles, r.max_latency_cycles,
                r.accepted, r.saturated, (unsigned long long)r.cycles, r.router_cycles_per_s);
+    } else if (o->fmt == FMT_JSON) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "pattern", json_object_new_string(mf_traffic_name(o->pattern)));
+        json_object_object_add(j, "topology", json_object_new_string(topo));
+        json_object_object_add(j, "nodes", json_object_new_int(t.nnodes));
+        json_object_object_add(j, "rate", json_object_new_double(o->rate));
+        json_object_object_add(j, "packet_phits", json_object_new_int((int)o->pkt_phits));
+        json_object_object_add(j, "accepted", json_object_new_double(r.accepted));
+        json_object_object_add(j, "avg_latency_cycles", json_object_new_double(r.avg_latency_cycles));
+        json_object_object_add(j, "max_latency_cycles", json_object_new_double(r.max_latency_cycles));
+        json_object_object_add(j, "saturated", json_object_new_boolean(r.saturated));
+        json_object_object_add(j, "cycles", json_object_new_int64((int64_t)r.cycles));
+        json_object_object_add(j, "router_cycles_per_s", json_object_new_double(r.router_cycles_per_s));
+        printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+        json_object_put(j);
     } else {
         printf("# mpifpga-sim: %s traffic on %s (%d nodes), %u-phit packets, params %s\n",
                mf_traffic_name(o->pattern), topo, t.nnodes, o->pkt_phits, p.name);

@@ -127,7 +127,6 @@ void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now)
     mf_engine_t *e = c->eng;
     (void)now;
     signal_host(s->net, c);
-    mf_cgr_release(s, c);
     e->cur[c->req.hdr.ctx] = NULL;
     s->nactive_colls--;
     free_coll(s->net, s, c);
@@ -139,8 +138,10 @@ static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
 {
     uint64_t cfg = c->start + s->net->pcie; /* processor header reaches the CCM */
     if (!c->status) {
-        if (c->reads_left)
+        if (c->reads_left) {
             mf_dma_read_sources(s, e, c, now);
+            *busy |= c->reads_left > 0; /* the DMA reads on next cycle */
+        }
         if (now < cfg) {
             mf_switch_wake(s, cfg);
             return;

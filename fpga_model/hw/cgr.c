@@ -1,31 +1,27 @@
 /*
  * Configurable gather/reduction unit (001 sec. 4.3, fig. 7).  SA units per
- * switch; a collective holds one from its first reduction until it is done
- * (several collectives in flight contend for them).  The reduction table
- * entry counts processed bytes against the count (flow pos / len); the
- * vectorised AgLUs combine one datapath width of every input per cycle.
+ * switch, shared by time slotting (001 sec. 4.3): each cycle at most SA
+ * reductions with data ready advance, one datapath width of every input
+ * each; collectives in flight on one switch contend for them.  A unit is
+ * never held across cycles, so reductions waiting for partners cannot block
+ * each other.  The reduction table entry counts processed bytes against
+ * the count (flow pos / len).
  */
 #include "hw/aglu.h"
 #include "hw/switch.h"
 
-int mf_cgr_acquire(mf_switch_t *s, mf_coll_t *c)
+int mf_cgr_acquire(mf_switch_t *s, uint64_t now)
 {
-    if (c->holds_cgr)
-        return 1;
-    if (s->cgr_free <= 0)
+    if (s->cgr_cycle != now + 1) { /* +1: cycle 0 is not "already counted" */
+        s->cgr_cycle = now + 1;
+        s->cgr_used = 0;
+    }
+    if (s->cgr_used >= s->net->p.sa_cgr) {
+        s->cgr_denied++;
         return 0;
-    s->cgr_free--;
-    c->holds_cgr = 1;
+    }
+    s->cgr_used++;
     return 1;
-}
-
-void mf_cgr_release(mf_switch_t *s, mf_coll_t *c)
-{
-    if (!c->holds_cgr)
-        return;
-    c->holds_cgr = 0;
-    s->cgr_free++;
-    mf_switch_wake(s, s->net->sim.now + 1); /* a waiting reduction may start */
 }
 
 /* Reduce n bytes of every input of f into out (n is whole elements). */

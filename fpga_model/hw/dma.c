@@ -98,8 +98,10 @@ uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now)
     return d->wr_left;
 }
 
+/* Write len bytes leaving the switch at cycle `now` (charged to this
+ * cycle's DMA budget); they land in host memory PCIe latency after `lands`. */
 void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
-                  size_t len, uint64_t now)
+                  size_t len, uint64_t now, uint64_t lands)
 {
     const mf_buf_t *b = &c->req.recv;
     budgets(n, d, now);
@@ -113,8 +115,8 @@ void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const ui
     } else if (len && b->write) {
         b->write(b->ctx, off, src, len);
     }
-    if (now + n->pcie > c->host_done)
-        c->host_done = now + n->pcie;
+    if (lands + n->pcie > c->host_done)
+        c->host_done = lands + n->pcie;
 }
 
 void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now)

@@ -238,7 +238,7 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
         const uint8_t *src = buf + (lo - f->pos);
         size_t m = hi - lo;
         if (k->kind == MF_SINK_HOST) {
-            mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, ready);
+            mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, now, ready);
             k->done += m;
         } else if (k->kind == MF_SINK_NET) {
             sink_net(s, c, k, src, m, ready);
@@ -295,7 +295,7 @@ static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
             c->st[k->stream].closed = 1;
             mf_switch_wake(s, ready);
         } else {
-            mf_dma_write(s->net, c->eng->dma, c, k->host_off, NULL, 0, ready);
+            mf_dma_write(s->net, c->eng->dma, c, k->host_off, NULL, 0, now, ready);
         }
         k->done = 1; /* handled (len 0) */
     }
@@ -317,9 +317,9 @@ int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     if (f->done)
         return 0;
-    if (f->kind == MF_FLOW_REDUCE && !c->holds_cgr && !mf_cgr_acquire(s, c))
-        return 0; /* all SA CGR units busy: woken when one is released */
     uint64_t in_now = input_avail(c, f, now);
+    if (f->kind == MF_FLOW_REDUCE && in_now && f->pos < f->len && !mf_cgr_acquire(s, now))
+        return 1; /* every CGR unit is busy this cycle: try the next */
     uint64_t avail = min_u64(in_now, s->net->datapath_bytes);
     avail = min_u64(avail, f->len - f->pos);
     uint64_t n = limit_by_sinks(s, c, f, avail, now);

@@ -47,11 +47,13 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     mf_switch_t *s = (mf_switch_t *)m;
     uint64_t now = sim->now;
     int busy = 0;
-    for (int i = 0; i < s->nengines; i++) {
-        mf_engine_t *e = s->eng[i];
+    for (int j = 0; j < s->nengines; j++) {
+        mf_engine_t *e = s->eng[(j + s->eng_rr) % s->nengines]; /* fair CGR slots */
         mf_ccm_start_ready(s, e, now);
         mf_ccm_progress(s, e, now, &busy);
     }
+    if (s->nengines)
+        s->eng_rr = (s->eng_rr + 1) % s->nengines;
     mf_l1_eject_ready(s, now);
     mf_sw_alloc(s, now);
     if (busy || has_queued(s))
@@ -64,7 +66,6 @@ int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
     s->net = n;
     s->id = id;
     s->nports = t->max_ports;
-    s->cgr_free = (int)n->p.sa_cgr;
     for (int p = 0; p < s->nports; p++)
         for (unsigned v = 0; v < n->p.vcs; v++)
             if (mf_fifo_init(&s->in[p].vc[v], n->vc_cap, n->margin, n->link_lat))

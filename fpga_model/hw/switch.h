@@ -100,7 +100,6 @@ typedef struct mf_coll {
     int flows_left;
     int first_live;     /* flows before it are done */
     int reads_left;     /* HOST streams the DMA has not finished reading */
-    int uses_cgr, holds_cgr;
     uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;
     int status;
@@ -117,7 +116,6 @@ typedef struct {
 typedef struct mf_dma {
     uint64_t rd_budget_cycle, wr_budget_cycle; /* cycle the budgets belong to */
     uint32_t rd_left, wr_left;                 /* bytes left this cycle */
-    uint32_t rr;                               /* round robin over ranks' reads */
 } mf_dma_t;
 
 typedef struct mf_engine {
@@ -161,7 +159,10 @@ typedef struct mf_switch {
     mf_outport_t out[MF_MAX_NET_PORTS];
     mf_engine_t **eng;     /* by host slot */
     uint64_t *eject_free_fx; /* per host slot: eject port serialiser */
-    int cgr_free;          /* CGR units not held by a collective (SA) */
+    uint64_t cgr_cycle;    /* cycle (+1) the CGR slot count belongs to */
+    unsigned cgr_used;     /* CGR units busy this cycle (<= SA) */
+    uint64_t cgr_denied;   /* reductions that found every unit busy */
+    int eng_rr;            /* engine served first (fair time slots) */
     int nactive_colls;
     uint64_t stream_bytes, stream_peak; /* collector buffering */
 } mf_switch_t;
@@ -214,7 +215,7 @@ void mf_dma_begin_cycle(mf_net_t *n, mf_dma_t *d, uint64_t now);
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
 uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now);
 void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
-                  size_t len, uint64_t now);
+                  size_t len, uint64_t now, uint64_t lands);
 void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
 /* ct.c */
 int mf_ct_config(mf_engine_t *e, int ctx, const mf_ct_entry_t *entry, char *err, size_t len);
@@ -236,8 +237,7 @@ size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
 void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk);
 void mf_stream_drop(mf_switch_t *s, mf_stream_t *st);
 /* cgr.c */
-int mf_cgr_acquire(mf_switch_t *s, mf_coll_t *c);
-void mf_cgr_release(mf_switch_t *s, mf_coll_t *c);
+int mf_cgr_acquire(mf_switch_t *s, uint64_t now);
 size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
 /* l2_switch.c */
 size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,

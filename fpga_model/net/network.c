@@ -247,8 +247,9 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
     }
     if (n->pending) {
         snprintf(err, errlen,
-                 "stall at cycle %llu: %zu collective call(s) cannot complete (a member of "
-                 "the communicator did not take part, or arguments differ across ranks)",
+                 "stall at cycle %llu: %zu collective call(s) cannot complete: a member of "
+                 "the communicator did not take part, or arguments differ across ranks "
+                 "(MPIFPGA_DEBUG=1 prints what each call waits for)",
                  (unsigned long long)n->sim.now, n->pending);
         return -1;
     }

@@ -83,7 +83,7 @@ static int parse_fattree(const char *s, const char *p, mf_topo_spec_t *spec, cha
 int mf_topo_parse(const char *s, mf_topo_spec_t *spec, char *err, size_t errlen)
 {
     memset(spec, 0, sizeof *spec);
-    spec->oversub = DEFAULT_OVERSUB;
+    spec->oversub = 0; /* not given: the parameter set's (default 3) */
     if (!s)
         return parse_fail("", "empty", err, errlen);
     if (strncmp(s, "torus", 5) == 0) {

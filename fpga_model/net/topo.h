@@ -19,7 +19,7 @@ typedef struct {
     mf_topo_kind_t kind;
     int x, y, z;   /* torus dims; 0 = choose from nodes */
     int radix;     /* fat tree switch radix (8, 16, 28, ...) */
-    int oversub;   /* fat tree leaf down:up ratio, default 3 */
+    int oversub;   /* fat tree leaf down:up ratio; 0 = default 3 / parameter set */
 } mf_topo_spec_t;
 
 #define MF_PORT_NONE (-1)

@@ -49,6 +49,16 @@ static void member_done(void *user, const mf_completion_t *c)
         snprintf(m->col->err, m->col->errlen, "rank %d: %s", c->rank, c->err);
 }
 
+/* Fold one rank's latency into the spread over ranks. */
+static void add_rank(mf_coll_timing_t *t, double us, double *sum)
+{
+    *sum += us;
+    if (us < t->min_us)
+        t->min_us = us;
+    if (us > t->max_us)
+        t->max_us = us;
+}
+
 static mf_alg_t pick_alg(const mf_coll_spec_t *c, int size, uint64_t hdr_size)
 {
     size_t es = mf_dtype_size(c->dtype);
@@ -102,11 +112,7 @@ int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
         double us = mf_net_cycles_to_us(n, l);
         if (lat_cycles)
             lat_cycles[i] = l;
-        sum += us;
-        if (us < t->min_us)
-            t->min_us = us;
-        if (us > t->max_us)
-            t->max_us = us;
+        add_rank(t, us, &sum);
         if (l > t->max_cycles)
             t->max_cycles = l;
         if (complete[i] > t->end)
@@ -168,14 +174,8 @@ int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
     *simulated = i;
     *t = (mf_coll_timing_t){.min_us = 1e300, .end = at};
     double tot = 0;
-    for (int r = 0; r < size; r++) {
-        double a = mf_net_cycles_to_us(n, sum[r]) / iters;
-        tot += a;
-        if (a < t->min_us)
-            t->min_us = a;
-        if (a > t->max_us)
-            t->max_us = a;
-    }
+    for (int r = 0; r < size; r++)
+        add_rank(t, mf_net_cycles_to_us(n, sum[r]) / iters, &tot);
     t->avg_us = tot / size;
     rc = 0;
 out:

@@ -17,6 +17,19 @@ static void account(mf_switch_t *s, int64_t delta)
         s->stream_peak = s->stream_bytes;
 }
 
+/* Tell the consuming flow to look at this stream again at cycle `when`. */
+static void notify(mf_stream_t *st, uint64_t when)
+{
+    if (st->check && when < *st->check)
+        *st->check = when;
+}
+
+void mf_stream_close(mf_stream_t *st, uint64_t visible)
+{
+    st->closed = 1;
+    notify(st, visible);
+}
+
 void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk)
 {
     chunk->rd = 0;
@@ -27,6 +40,7 @@ void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk)
         st->scan = chunk;
     st->in += chunk->len;
     account(s, chunk->len);
+    notify(st, chunk->ready);
     mf_switch_wake(s, chunk->ready);
 }
 
@@ -104,7 +118,7 @@ static int deliver(mf_switch_t *s, mf_coll_t *c, mf_pkt_t *k)
             k->len = (uint32_t)(st->len - st->in); /* never write past the buffer */
     }
     if (k->h.last)
-        st->closed = 1;
+        st->closed = 1; /* seen by the consumer with the packet's data */
     mf_stream_push(s, st, k);
     return 1;
 }

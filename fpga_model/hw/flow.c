@@ -221,7 +221,7 @@ static void sink_stream(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_
         n -= m;
     }
     if (k->done == k->len)
-        st->closed = 1;
+        mf_stream_close(st, ready);
 }
 
 /* Deliver output bytes [pos, pos+n) to every sink whose range covers them. */
@@ -292,7 +292,7 @@ static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
             if ((k->pk = new_chunk(s)) != NULL)
                 net_flush(s, c, k, ready);
         } else if (k->kind == MF_SINK_STREAM) {
-            c->st[k->stream].closed = 1;
+            mf_stream_close(&c->st[k->stream], ready);
             mf_switch_wake(s, ready);
         } else {
             mf_dma_write(s->net, c->eng->dma, c, k->host_off, NULL, 0, now, ready);
@@ -313,7 +313,32 @@ static int inputs_closed(mf_coll_t *c, mf_flow_t *f)
 
 /* Advance flow f by one cycle.  Returns 1 if it still has work it could do
  * next cycle without new input (so the switch should stay awake). */
+/* Earliest cycle an input holds data that is not usable yet, or MF_NEVER. */
+static uint64_t next_arrival(mf_coll_t *c, mf_flow_t *f)
+{
+    uint64_t t = MF_NEVER;
+    for (int i = 0; i < f->nin; i++) {
+        const mf_pkt_t *k = c->st[f->in[i]].scan;
+        if (k && k->ready < t)
+            t = k->ready;
+    }
+    return t;
+}
+
+static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now);
+
+/* Step f if anything can have changed for it; otherwise it sleeps until an
+ * input gets data or closes (mf_stream_push / mf_stream_close). */
 int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+{
+    if (f->done || f->next_check > now)
+        return 0;
+    int busy = flow_step(s, c, f, now);
+    f->next_check = busy ? now + 1 : next_arrival(c, f);
+    return busy;
+}
+
+static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     if (f->done)
         return 0;

@@ -54,6 +54,7 @@ typedef struct {
     uint8_t kind;
     uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
     uint8_t tag;       /* NET: schedule edge */
+    uint64_t *check;   /* consumer flow's next_check (set after the build) */
 } mf_stream_t;
 
 typedef enum { MF_FLOW_COPY = 0, MF_FLOW_REDUCE, MF_FLOW_CONCAT } mf_flow_kind_t;
@@ -80,6 +81,7 @@ typedef struct {
     int in[MF_FLOW_MAXIN];
     uint64_t len, pos; /* output bytes total / produced */
     int sink0, nsink;  /* sinks[sink0 .. sink0+nsink) */
+    uint64_t next_check; /* earliest cycle stepping it can do anything */
 } mf_flow_t;
 
 /* One collective call of one rank, as the switch executes it. */
@@ -236,6 +238,7 @@ uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now);
 size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
 void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk);
 void mf_stream_drop(mf_switch_t *s, mf_stream_t *st);
+void mf_stream_close(mf_stream_t *st, uint64_t visible);
 /* cgr.c */
 int mf_cgr_acquire(mf_switch_t *s, uint64_t now);
 size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);

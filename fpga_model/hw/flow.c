@@ -154,15 +154,15 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
  * 001 sec. 2.5): waiting to fill it could wait on data that only comes
  * after it has been delivered (a ring). */
 static int flush_starved(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t moved,
-                         uint64_t now)
+                         uint64_t input_left, uint64_t now)
 {
     int pending = 0;
     for (int i = 0; i < f->nsink; i++) {
         mf_sink_t *k = &c->sk[f->sink0 + i];
         if (k->kind != MF_SINK_NET || !k->pk || !k->pk->len)
             continue;
-        if (moved)
-            pending = 1; /* look again next cycle */
+        if (moved || input_left)
+            pending = 1; /* still streaming, or held up by a full sink */
         else
             net_flush(s, c, k, now + flow_latency(&s->net->p, f));
     }
@@ -358,7 +358,7 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         f->pos += n;
     }
     finish_empty_sinks(s, c, f, now);
-    int pending = flush_starved(s, c, f, n, now);
+    int pending = flush_starved(s, c, f, n, in_now - n, now);
     if (f->pos == f->len && inputs_closed(c, f)) {
         f->done = 1;
         c->flows_left--;

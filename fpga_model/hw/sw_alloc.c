@@ -7,7 +7,10 @@
  *
  * Requesters are numbered: input port p, VC v -> p * nvc + v; then the L2
  * queue; then the converters.  One pass collects each output's requests as a
- * bit set, so arbitration costs one scan of the heads per cycle.
+ * bit set, so arbitration costs one scan of the heads per cycle.  A port
+ * counts as free if its serialiser frees up by the cycle after a packet
+ * granted now has traversed the switch: the output FIFO behind the L1
+ * switch (001 sec. 4.3) holds it meanwhile, so the link runs back to back.
  */
 #include "hw/switch.h"
 
@@ -102,7 +105,7 @@ void mf_sw_alloc(mf_switch_t *s, uint64_t now)
     unsigned nin = (unsigned)s->nports * nvc, ncand = nin + 1 + (unsigned)s->nengines;
     if (ncand > MAX_CAND) {
         for (int p = 0; p < s->nports; p++)
-            if (s->out[p].connected && mf_link_free(&s->out[p].link, now))
+            if (s->out[p].connected && mf_link_free(&s->out[p].link, now + s->net->stage + 1))
                 arbitrate_scan(s, p, nvc, ncand, now);
         return;
     }
@@ -125,7 +128,7 @@ void mf_sw_alloc(mf_switch_t *s, uint64_t now)
     while (ports) {
         int p = __builtin_ctz(ports);
         ports &= ports - 1;
-        if (mf_link_free(&s->out[p].link, now))
+        if (mf_link_free(&s->out[p].link, now + s->net->stage + 1))
             arbitrate(s, p, r.bits[p], nvc, ncand, now);
     }
 }

@@ -55,11 +55,11 @@ static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
     if (st->issued == st->len || buffered >= read_window(n) || d->rd_left == 0)
         return 0;
     uint64_t m = st->len - st->issued;
-    if (m > n->pkt_bytes)
-        m = n->pkt_bytes;
+    if (m > n->pool.small_cap)
+        m = n->pool.small_cap;
     if (m > d->rd_left)
         m = d->rd_left;
-    mf_pkt_t *ch = mf_pkt_alloc(&n->pool);
+    mf_pkt_t *ch = mf_chunk_alloc(&n->pool);
     if (!ch) {
         n->failed = 1;
         strcpy(n->err, "out of memory allocating a DMA buffer");

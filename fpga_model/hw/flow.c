@@ -91,9 +91,9 @@ static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
     return n;
 }
 
-static mf_pkt_t *new_chunk(mf_switch_t *s)
+static mf_pkt_t *new_chunk(mf_switch_t *s, int small)
 {
-    mf_pkt_t *k = mf_pkt_alloc(&s->net->pool);
+    mf_pkt_t *k = small ? mf_chunk_alloc(&s->net->pool) : mf_pkt_alloc(&s->net->pool);
     if (!k) {
         s->net->failed = 1;
         strcpy(s->net->err, "out of memory allocating a packet");
@@ -138,7 +138,7 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
             p2 *= 2;
         if (p2 == phits || phits == 0)
             break;
-        mf_pkt_t *head = new_chunk(s);
+        mf_pkt_t *head = new_chunk(s, 0);
         if (!head)
             return;
         head->len = p2 * pb;
@@ -187,7 +187,7 @@ static void sink_net(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_t *
                      size_t n, uint64_t ready)
 {
     while (n) {
-        if (!k->pk && !(k->pk = new_chunk(s)))
+        if (!k->pk && !(k->pk = new_chunk(s, 0)))
             return;
         size_t target = packet_target(s->net, k, k->pk->len);
         size_t m = target - k->pk->len;
@@ -208,10 +208,10 @@ static void sink_stream(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_
 {
     mf_stream_t *st = &c->st[k->stream];
     while (n) {
-        mf_pkt_t *ch = new_chunk(s);
+        mf_pkt_t *ch = new_chunk(s, 1);
         if (!ch)
             return;
-        size_t m = n < s->net->pkt_bytes ? n : s->net->pkt_bytes;
+        size_t m = n < s->net->pool.small_cap ? n : s->net->pool.small_cap;
         memcpy(ch->data, src, m);
         ch->len = (uint32_t)m;
         ch->ready = ready;
@@ -289,7 +289,7 @@ static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
         if (k->len != 0 || k->done || !empty_sink_due(c, f, k))
             continue;
         if (k->kind == MF_SINK_NET) {
-            if ((k->pk = new_chunk(s)) != NULL)
+            if ((k->pk = new_chunk(s, 0)) != NULL)
                 net_flush(s, c, k, ready);
         } else if (k->kind == MF_SINK_STREAM) {
             mf_stream_close(&c->st[k->stream], ready);

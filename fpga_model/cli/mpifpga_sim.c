@@ -187,6 +187,8 @@ static void parse_args(int argc, char **argv, opts_t *o)
         die2("give exactly one of -c COLLECTIVE or --traffic PATTERN (see --help)");
     if (o->have_traffic && o->rate <= 0)
         die2("--rate: required with --traffic");
+    if (o->have_traffic && o->rate > o->pkt_phits)
+        die2("--rate: %g exceeds one %u-phit packet per node per cycle", o->rate, o->pkt_phits);
 }
 
 /* Build params, topology and network; exits 2 on a bad --params/--topology. */
@@ -313,6 +315,18 @@ out:
     return rc;
 }
 
+/* Warm-up: a fifth of the window, but at least a few zero-load latencies
+ * (network diameter x (link + router pipeline)) so that the measured
+ * packets see a network in steady state. */
+static uint64_t warmup_cycles(const opts_t *o, const mf_params_t *p, const mf_topo_t *t)
+{
+    int diam = t->kind == MF_TOPO_TORUS ? t->dims[0] / 2 + t->dims[1] / 2 + t->dims[2] / 2
+                                        : 2 * t->levels;
+    uint64_t hop = mf_params_ns_to_cycles(p, p->link_latency_ns) + 4 * p->router_stage_cycles;
+    uint64_t w = 3 * (uint64_t)(diam + 1) * hop;
+    return o->cycles / 5 > w ? o->cycles / 5 : w;
+}
+
 static int run_traffic(const opts_t *o)
 {
     mf_params_t p;
@@ -320,7 +334,7 @@ static int run_traffic(const opts_t *o)
     mf_net_t *n = setup(o, &p, &t);
     char err[256], topo[64];
     mf_traffic_cfg_t cfg = {.pattern = o->pattern, .rate = o->rate, .pkt_phits = o->pkt_phits,
-                            .warmup = o->cycles / 5, .measure = o->cycles,
+                            .warmup = warmup_cycles(o, &p, &t), .measure = o->cycles,
                             .drain_limit = 10 * o->cycles, .seed = p.seed};
     mf_traffic_result_t r;
     int rc = mf_traffic_run(n, &cfg, &r, err, sizeof err);

@@ -208,6 +208,12 @@ int mf_traffic_run(mf_net_t *n, const mf_traffic_cfg_t *cfg, mf_traffic_result_t
                  n->p.net_pkt_phits);
         return -1;
     }
+    if (cfg->rate > cfg->pkt_phits) {
+        snprintf(err, errlen,
+                 "rate %.3g exceeds one %u-phit packet per node per cycle (the converter's limit)",
+                 cfg->rate, cfg->pkt_phits);
+        return -1;
+    }
     if (n->traffic_owned) {
         snprintf(err, errlen, "one traffic run per network: create a new one");
         return -1;

@@ -12,6 +12,9 @@ void mf_l1_traverse(mf_switch_t *s, int port, mf_pkt_t *k, uint64_t now)
     mf_outport_t *o = &s->out[port];
     k->in_vc = k->out_vc;
     uint64_t head = mf_link_send(&o->link, k, now + s->net->stage, s->net->phit_bytes);
+    mf_inport_t *in = &o->peer->in[o->peer_port];
+    if (head < in->next_head)
+        in->next_head = head;
     o->pkts++;
     mf_switch_wake(o->peer, head);
 }
@@ -47,12 +50,14 @@ static int eject_free(mf_switch_t *s, const mf_pkt_t *k, uint64_t now)
 void mf_l1_eject_ready(mf_switch_t *s, uint64_t now)
 {
     unsigned nvc = s->net->p.vcs;
-    for (int p = 0; p < s->nports; p++) {
+    for (int p = 0; p < s->nports && s->eject_waiting; p++) {
         for (unsigned v = 0; v < nvc; v++) {
             mf_fifo_t *f = &s->in[p].vc[v];
             mf_pkt_t *k = mf_fifo_head(f);
-            if (k && k->out_port < 0 && k->ready <= now && eject_free(s, k, now))
+            if (k && k->out_port < 0 && k->ready <= now && eject_free(s, k, now)) {
+                s->eject_waiting--;
                 mf_l1_eject(s, mf_fifo_pop(f, now), now);
+            }
         }
     }
     for (int i = 0; i < s->nengines; i++) {
@@ -65,16 +70,18 @@ void mf_l1_eject_ready(mf_switch_t *s, uint64_t now)
 void mf_l1_receive(mf_switch_t *s, uint64_t now)
 {
     for (int p = 0; p < s->nports; p++) {
-        mf_link_t *l = s->in[p].link;
+        mf_inport_t *in = &s->in[p];
         mf_pkt_t *k;
-        if (!l)
+        if (in->next_head > now)
             continue;
-        while ((k = mf_link_recv(l, now)) != NULL) {
-            mf_fifo_push(&s->in[p].vc[k->in_vc], k, now);
+        while ((k = mf_link_recv(in->link, now)) != NULL) {
+            mf_fifo_push(&in->vc[k->in_vc], k, now);
             k->in_port = (int8_t)p;
             mf_route_compute(s, k);
+            s->eject_waiting += k->out_port < 0;
             k->ready = now + 2 * s->net->stage; /* RC, VA; SA happens at ready */
             mf_switch_wake(s, k->ready);
         }
+        in->next_head = in->link->q.head ? in->link->q.head->ready : MF_NEVER;
     }
 }

@@ -66,10 +66,12 @@ int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
     s->net = n;
     s->id = id;
     s->nports = t->max_ports;
-    for (int p = 0; p < s->nports; p++)
+    for (int p = 0; p < s->nports; p++) {
+        s->in[p].next_head = MF_NEVER;
         for (unsigned v = 0; v < n->p.vcs; v++)
             if (mf_fifo_init(&s->in[p].vc[v], n->vc_cap, n->margin, n->link_lat))
                 return -1;
+    }
     return mf_sim_add(&n->sim, &s->mod, consume, produce);
 }
 

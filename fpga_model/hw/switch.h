@@ -139,6 +139,8 @@ typedef struct mf_engine {
 typedef struct {
     mf_fifo_t vc[MF_MAX_VCS];
     mf_link_t *link;      /* incoming link, NULL if unconnected */
+    uint64_t next_head;   /* arrival of the link's first packet, MF_NEVER if none
+                           * (kept here so an idle port costs no cache miss) */
 } mf_inport_t;
 
 typedef struct {
@@ -167,6 +169,7 @@ typedef struct mf_switch {
     int eng_rr;            /* engine served first (fair time slots) */
     int nactive_colls;
     uint64_t stream_bytes, stream_peak; /* collector buffering */
+    unsigned eject_waiting; /* packets in input VCs addressed to local engines */
 } mf_switch_t;
 
 /* ---- the network ------------------------------------------------------- */

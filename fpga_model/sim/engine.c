@@ -29,6 +29,7 @@ void mf_sim_fini(mf_sim_t *s)
     for (int i = 0; i < MF_WHEEL; i++)
         free(s->wheel[i].ids);
     free(s->mods);
+    free(s->due);
     free(s->heap);
     free(s->run);
     *s = (mf_sim_t){0};
@@ -41,9 +42,17 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
     m->consume = consume;
     m->produce = produce;
     m->last_req = MF_NEVER;
-    m->ran_at = MF_NEVER;
     m->id = (uint32_t)s->nmods;
     s->mods[s->nmods++] = m;
+    size_t words = (s->nmods + 63) / 64;
+    if (words > s->capdue) {
+        uint64_t *d = realloc(s->due, words * sizeof *d);
+        if (!d)
+            return -1;
+        d[words - 1] = 0;
+        s->due = d;
+        s->capdue = words;
+    }
     return 0;
 }
 
@@ -128,21 +137,26 @@ uint64_t mf_sim_next(const mf_sim_t *s)
     return best;
 }
 
-static int cmp_id(const void *a, const void *b)
+/* Mark module id as due this cycle (several requests count once). */
+static void mark_due(mf_sim_t *s, uint32_t id)
 {
-    const mf_module_t *x = *(mf_module_t *const *)a, *y = *(mf_module_t *const *)b;
-    return x->id < y->id ? -1 : x->id > y->id;
+    s->due[id / 64] |= 1ull << (id % 64);
 }
 
-static int run_add(mf_sim_t *s, uint32_t id, uint64_t t)
+/* The due modules in id order; clears the marks. */
+static int collect_due(mf_sim_t *s)
 {
-    mf_module_t *m = s->mods[id];
-    if (m->ran_at == t)
-        return 0; /* several requests for the same cycle */
-    m->ran_at = t;
-    if (grow((void **)&s->run, &s->caprun, s->nrun + 1, sizeof *s->run))
-        return -1;
-    s->run[s->nrun++] = m;
+    size_t words = (s->nmods + 63) / 64;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t m = s->due[w];
+        s->due[w] = 0;
+        while (m) {
+            if (grow((void **)&s->run, &s->caprun, s->nrun + 1, sizeof *s->run))
+                return -1;
+            s->run[s->nrun++] = s->mods[w * 64 + (size_t)__builtin_ctzll(m)];
+            m &= m - 1;
+        }
+    }
     return 0;
 }
 
@@ -155,20 +169,18 @@ int mf_sim_step(mf_sim_t *s)
     s->nrun = 0;
     mf_bucket_t *b = &s->wheel[t % MF_WHEEL];
     for (uint32_t i = 0; i < b->n; i++)
-        if (run_add(s, b->ids[i], t))
-            return -1;
+        mark_due(s, b->ids[i]);
     s->nwheel -= b->n;
     b->n = 0;
     while (s->nheap && s->heap[0].cycle == t) {
-        uint32_t id = s->heap[0].id;
+        mark_due(s, s->heap[0].id);
         s->heap[0] = s->heap[--s->nheap];
         heap_down(s->heap, s->nheap, 0);
-        if (run_add(s, id, t))
-            return -1;
     }
     /* modules of one cycle run in id order: results never depend on the
      * order in which they were woken */
-    qsort(s->run, s->nrun, sizeof *s->run, cmp_id);
+    if (collect_due(s))
+        return -1;
     for (size_t i = 0; i < s->nrun; i++)
         if (s->run[i]->consume)
             s->run[i]->consume(s->run[i], s);

@@ -23,7 +23,6 @@ struct mf_module {
     mf_phase_fn consume;
     mf_phase_fn produce;
     uint64_t last_req; /* last cycle asked for (drops repeated requests) */
-    uint64_t ran_at;   /* last cycle it ran (a cycle runs a module once) */
     uint32_t id;
 };
 
@@ -50,6 +49,8 @@ struct mf_sim {
     size_t nheap, capheap;
     mf_module_t **run; /* modules of the current cycle */
     size_t nrun, caprun;
+    uint64_t *due;     /* bitmap by module id of the current cycle's modules */
+    size_t capdue;     /* words */
     uint64_t active_cycles; /* cycles in which at least one module ran */
     uint64_t module_steps;  /* module-cycles executed */
     int in_produce;

@@ -32,6 +32,7 @@ void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c)
     else
         e->wait_head[ctx] = c;
     e->wait_tail[ctx] = c;
+    e->waiting |= 1u << ctx;
     n->pending++;
     /* the DMA starts reading when the host rings the doorbell */
     mf_switch_wake(e->sw, c->req.at + n->host_o);
@@ -72,6 +73,7 @@ static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     c->seq = ++e->seq[ctx];
     c->host_done = now;
     e->cur[ctx] = c;
+    e->running |= 1u << ctx;
     s->nactive_colls++;
     if (!ct)
         mf_ccm_fail(c, "no communicator-table entry for context %d on rank %d", ctx, e->grank);
@@ -85,17 +87,18 @@ static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
 
 void mf_ccm_start_ready(mf_switch_t *s, mf_engine_t *e, uint64_t now)
 {
-    for (int ctx = 0; ctx < MF_MAX_CTX; ctx++) {
+    for (uint32_t todo = e->waiting & ~e->running; todo; todo &= todo - 1) {
+        int ctx = __builtin_ctz(todo);
         mf_coll_t *c = e->wait_head[ctx];
-        if (!c || e->cur[ctx])
-            continue;
         if (c->req.at + s->net->host_o > now) {
             mf_switch_wake(s, c->req.at + s->net->host_o);
             continue;
         }
         e->wait_head[ctx] = c->next;
-        if (!e->wait_head[ctx])
+        if (!e->wait_head[ctx]) {
             e->wait_tail[ctx] = NULL;
+            e->waiting &= ~(1u << ctx);
+        }
         start(s, e, c, now);
     }
 }
@@ -128,6 +131,7 @@ void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now)
     (void)now;
     signal_host(s->net, c);
     e->cur[c->req.hdr.ctx] = NULL;
+    e->running &= ~(1u << c->req.hdr.ctx);
     s->nactive_colls--;
     free_coll(s->net, s, c);
     mf_switch_wake(s, now + 1); /* the next collective on this context may start */
@@ -159,7 +163,8 @@ static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
 
 void mf_ccm_progress(mf_switch_t *s, mf_engine_t *e, uint64_t now, int *busy)
 {
-    for (int ctx = 0; ctx < MF_MAX_CTX; ctx++)
-        if (e->cur[ctx])
-            progress_one(s, e, e->cur[ctx], now, busy);
+    for (uint32_t todo = e->running; todo; todo &= todo - 1) {
+        int ctx = __builtin_ctz(todo);
+        progress_one(s, e, e->cur[ctx], now, busy);
+    }
 }

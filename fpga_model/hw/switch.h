@@ -130,6 +130,7 @@ typedef struct mf_engine {
     uint32_t seq[MF_MAX_CTX];      /* collectives started per context */
     mf_coll_t *wait_head[MF_MAX_CTX], *wait_tail[MF_MAX_CTX]; /* posted, queued */
     mf_pq_t parked[MF_MAX_CTX];    /* packets that came before their collective */
+    uint32_t running, waiting;     /* contexts with a current / a queued call */
     mf_pq_t tx;                    /* unicast packets the converter injects */
     uint64_t rx_pkts, rx_lat_sum, rx_lat_max, rx_phits;
 } mf_engine_t;

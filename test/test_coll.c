@@ -280,6 +280,33 @@ static void test_contention(void)
        (long long)one, (long long)six);
 }
 
+/* A rank that disagrees about the message size: the model reports an error
+ * (the mismatch, or a stall naming the calls that cannot finish), never
+ * hangs and never hands back a silently wrong result. */
+static void test_mismatch(void)
+{
+    mf_topo_t t;
+    mf_net_t *n = make_net("torus", 4, 1, &t);
+    static const int all[4] = {0, 1, 2, 3};
+    char err[256] = "";
+    contention_t done = {0};
+    uint8_t in[4][64] = {{0}}, out[4][64];
+    mf_comm_setup(n, 0, 4, all, err, sizeof err);
+    for (int i = 0; i < 4; i++) {
+        mf_coll_req_t req = {
+            .hdr = {.opcode = MF_OPC_ALLREDUCE, .alg = MF_ALG_RECURSIVE_DBL, .op = MF_OP_SUM,
+                    .dtype = MF_DT_INT32, .size = i == 2 ? 64 : 32},
+            .send = {.base = in[i], .len = 64}, .recv = {.base = out[i], .len = 64},
+            .done = count_done, .user = &done};
+        mf_net_post(n, i, &req, err, sizeof err);
+    }
+    int rc = mf_net_run(n, MF_NEVER, err, sizeof err);
+    ok(rc < 0 || done.errors > 0, "mismatched sizes across ranks give an error (%d rank errors; %s)",
+       done.errors, rc < 0 ? err : "run completed");
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+}
+
 int main(void)
 {
     char err[256];
@@ -317,5 +344,6 @@ int main(void)
     test_determinism();
     test_fast_path();
     test_contention();
+    test_mismatch();
     return tap_done();
 }

@@ -22,7 +22,7 @@ static mf_coll_t *build(int P, int r, mf_opcode_t opc, mf_alg_t alg, int root, u
     mf_coll_t *c = calloc(1, sizeof *c);
     c->req.hdr = (mf_proc_hdr_t){.opcode = (uint8_t)opc, .alg = (uint8_t)alg, .op = MF_OP_SUM,
                                  .dtype = MF_DT_DOUBLE, .root = (uint16_t)root, .size = size};
-    if (mf_ccm_build(c, &e, 256)) {
+    if (mf_ccm_build(c, &e)) {
         free(c);
         return NULL;
     }
@@ -136,7 +136,7 @@ static void test_errors(void)
     mf_ct_entry_build(4, 1, global_of, &e, err, sizeof err);
     mf_coll_t c = {.req.hdr = {.opcode = MF_OPC_REDUCE, .dtype = MF_DT_DOUBLE, .root = 9,
                                .size = 8}};
-    ok(mf_ccm_build(&c, &e, 256) < 0 && c.status == -1 && strstr(c.err, "root 9"),
+    ok(mf_ccm_build(&c, &e) < 0 && c.status == -1 && strstr(c.err, "root 9"),
        "a root outside the communicator is refused: %s", c.err);
 }
 

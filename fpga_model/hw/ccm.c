@@ -77,11 +77,11 @@ static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     s->nactive_colls++;
     if (!ct)
         mf_ccm_fail(c, "no communicator-table entry for context %d on rank %d", ctx, e->grank);
-    else if (mf_ccm_build(c, ct, s->net->pkt_bytes) < 0)
+    else if (mf_ccm_build(c, ct) < 0)
         mf_ccm_fail(c, "cannot build the %s schedule: %s", mf_opcode_name(c->req.hdr.opcode),
                     c->err[0] ? c->err : "out of memory");
     if (!c->status)
-        mf_collector_adopt_parked(s, e, c, now);
+        mf_collector_adopt_parked(s, e, c);
     mf_switch_wake(s, now + 1);
 }
 
@@ -128,7 +128,6 @@ static int net_sinks_flushed(const mf_coll_t *c)
 void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now)
 {
     mf_engine_t *e = c->eng;
-    (void)now;
     signal_host(s->net, c);
     e->cur[c->req.hdr.ctx] = NULL;
     e->running &= ~(1u << c->req.hdr.ctx);

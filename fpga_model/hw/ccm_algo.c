@@ -635,9 +635,8 @@ static void dispatch(bld_t *b)
     }
 }
 
-int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct, unsigned pkt_bytes)
+int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct)
 {
-    (void)pkt_bytes;
     bld_t b = {.c = c, .ct = ct, .P = ct->size, .r = ct->rank, .n = c->req.hdr.size,
                .es = mf_dtype_size((mf_dtype_t)c->req.hdr.dtype)};
     if (c->req.hdr.root >= ct->size && c->req.hdr.opcode != MF_OPC_BARRIER) {

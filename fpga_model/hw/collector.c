@@ -133,16 +133,15 @@ void mf_collector_accept(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t n
     if (e->parked[ctx].n || !c || !deliver(s, c, k)) {
         mf_pq_push(&e->parked[ctx], k);
         if (c)
-            mf_collector_adopt_parked(s, e, c, now);
+            mf_collector_adopt_parked(s, e, c);
         return;
     }
 }
 
 /* Move parked packets (in arrival order) into c's streams; packets of a
  * stream that is already closed stay parked for the next collective. */
-void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
+void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c)
 {
-    (void)now;
     mf_pq_t *pq = &e->parked[c->req.hdr.ctx];
     mf_pq_t keep = {0};
     mf_pkt_t *k;

@@ -27,8 +27,6 @@ static void budgets(mf_net_t *n, mf_dma_t *d, uint64_t now)
     }
 }
 
-void mf_dma_begin_cycle(mf_net_t *n, mf_dma_t *d, uint64_t now) { budgets(n, d, now); }
-
 static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
 {
     const mf_buf_t *b = &c->req.send;

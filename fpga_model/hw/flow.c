@@ -353,7 +353,7 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         if (f->kind == MF_FLOW_REDUCE)
             mf_cgr_reduce(s, c, f, buf, n);
         else
-            mf_l2_serialise(s, c, f, buf, n, now);
+            mf_l2_serialise(s, c, f, buf, n);
         deliver(s, c, f, buf, n, now);
         f->pos += n;
     }

@@ -8,10 +8,8 @@
  */
 #include "hw/switch.h"
 
-size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
-                       uint64_t now)
+size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n)
 {
-    (void)now;
     size_t got = 0;
     while (got < n && f->cur < f->nin) {
         mf_stream_t *st = &c->st[f->in[f->cur]];

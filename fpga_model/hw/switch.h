@@ -217,7 +217,6 @@ void mf_l1_eject(mf_switch_t *s, mf_pkt_t *k, uint64_t now);
 void mf_l1_receive(mf_switch_t *s, uint64_t now);
 void mf_l1_eject_ready(mf_switch_t *s, uint64_t now);
 /* dma.c */
-void mf_dma_begin_cycle(mf_net_t *n, mf_dma_t *d, uint64_t now);
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
 uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now);
 void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
@@ -234,10 +233,10 @@ void mf_ccm_progress(mf_switch_t *s, mf_engine_t *e, uint64_t now, int *busy);
 void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now);
 void mf_ccm_fail(mf_coll_t *c, const char *fmt, ...);
 /* ccm_algo.c */
-int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct, unsigned pkt_bytes);
+int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
 /* collector.c */
 void mf_collector_accept(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
-void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
+void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c);
 uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now);
 size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
 void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk);
@@ -247,8 +246,7 @@ void mf_stream_close(mf_stream_t *st, uint64_t visible);
 int mf_cgr_acquire(mf_switch_t *s, uint64_t now);
 size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
 /* l2_switch.c */
-size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
-                       uint64_t now);
+size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
 int mf_l2_can_emit(mf_switch_t *s, uint16_t dest);
 void mf_l2_emit(mf_switch_t *s, mf_pkt_t *k, uint64_t now);
 /* flow.c */

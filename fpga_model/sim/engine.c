@@ -185,8 +185,12 @@ int mf_sim_step(mf_sim_t *s)
         if (s->run[i]->consume)
             s->run[i]->consume(s->run[i], s);
     s->in_produce = 1;
-    for (size_t i = 0; i < s->nrun; i++)
+    for (size_t i = 0; i < s->nrun; i++) {
+        /* the cycle's request is served: asking for this cycle again later
+         * (between steps) must run the module again, not be dropped */
+        s->run[i]->last_req = MF_NEVER;
         s->run[i]->produce(s->run[i], s);
+    }
     s->in_produce = 0;
     s->active_cycles++;
     s->module_steps += s->nrun;

@@ -307,6 +307,23 @@ static void test_mismatch(void)
     mf_topo_free(&t);
 }
 
+/* Ring chunks larger than the 48 KB credit window: every rank forwards the
+ * left's own chunk while the chunks behind it arrive (a circular wait around
+ * the ring before the fix in ccm_algo.c ring()).  Non-pof2 allgather runs
+ * the ring at any size; Bcast uses it from 512 KiB on P >= 8. */
+static void test_ring_big_chunks(mf_net_t *n)
+{
+    char why[256] = "";
+    int bad = check_one(n, &shapes[2], 2, MF_OPC_ALLGATHER, MF_OP_SUM, MF_DT_DOUBLE, 0,
+                        (size_t)128 << 10, why, sizeof why);
+    ok(!bad, "ring allgather, 5 ranks, 128 KiB blocks (> credit window): correct, no stall%s%s",
+       bad ? ": " : "", why);
+    bad = check_one(n, &shapes[0], 0, MF_OPC_BCAST, MF_OP_SUM, MF_DT_DOUBLE, 3,
+                    (size_t)1 << 20, why, sizeof why);
+    ok(!bad, "scatter + ring Bcast, 12 ranks, 1 MiB (87 KiB chunks): correct, no stall%s%s",
+       bad ? ": " : "", why);
+}
+
 int main(void)
 {
     char err[256];
@@ -324,6 +341,7 @@ int main(void)
            "CT rows for %s", shapes[sh].name);
     test_ops_types(n);
     test_shapes(n, "torus 3x2x2");
+    test_ring_big_chunks(n);
     mf_net_destroy(n);
     mf_topo_free(&t);
 

@@ -258,41 +258,48 @@ static uint64_t clen(const ring_t *g, int j) { return co(g, j + 1) - co(g, j); }
 /*
  * Receive all other chunks from the left, write them, and pass everything
  * but the last one on to the right after our own (MPICH ring allgather).
- * The left neighbour's own chunk (tag 31) and the chunks it forwards
- * (tag 30) travel as two streams: a packet never waits for forwarded data
- * to fill up behind a rank's own chunk, which would wait on itself around
- * the ring.
+ * Our own chunk (tag 31, straight from the flow that holds it) and the
+ * chunks we forward (tag 30: the left neighbour's own chunk, then what it
+ * forwarded) travel as two independent streams with their own credits.
+ * Serialising them into one flow would deadlock once a chunk exceeds the
+ * credit window: each rank's forwarded data would queue behind its own
+ * chunk, whose credits come back only when the right neighbour, in turn,
+ * gets past its own.  For the same reason the tag-30 data that arrives
+ * while we forward the left's own chunk may buffer up to one chunk.
  */
-static void ring(bld_t *b, const ring_t *g, int own_stream)
+static void ring(bld_t *b, const ring_t *g, int own_flow, uint64_t own_off)
 {
     int left = (g->me - 1 + g->P) % g->P;
     uint64_t own = clen(g, g->me), from_left = clen(g, left);
     uint64_t fwd_in = g->total - own - from_left; /* chunks me-2 .. me-(P-1) */
-    int in[3] = {own_stream}, nin = 1;
+    to_net(b, own_flow, own_off, own, b->ct->up[0], TAG_RING_OWN);
     int f31 = copy_of(b, net_in(b, TAG_RING_OWN, from_left));
     if (g->write_host)
         to_host(b, f31, 0, from_left, g->host_base + co(g, (left + g->rot) % g->P));
-    if (g->P > 2)
-        in[nin++] = to_stream(b, f31, 0, from_left);
+    if (g->P <= 2)
+        return;
+    int in[2] = {to_stream(b, f31, 0, from_left)}, nin = 1;
+    int f30 = copy_of(b, net_in(b, TAG_RING_FWD, fwd_in));
     uint64_t off = 0, prefix = 0;
-    if (g->P > 2) {
-        int f30 = copy_of(b, net_in(b, TAG_RING_FWD, fwd_in));
-        for (int i = 2; i < g->P; i++) {
-            int j = ((g->me - i) % g->P + g->P) % g->P;
-            if (g->write_host)
-                to_host(b, f30, off, clen(g, j), g->host_base + co(g, (j + g->rot) % g->P));
-            if (i < g->P - 1)
-                prefix += clen(g, j);
-            off += clen(g, j);
-        }
-        if (prefix)
-            in[nin++] = to_stream(b, f30, 0, prefix);
+    for (int i = 2; i < g->P; i++) {
+        int j = ((g->me - i) % g->P + g->P) % g->P;
+        if (g->write_host)
+            to_host(b, f30, off, clen(g, j), g->host_base + co(g, (j + g->rot) % g->P));
+        if (i < g->P - 1)
+            prefix += clen(g, j);
+        off += clen(g, j);
     }
-    uint64_t fwd_out = g->P > 2 ? from_left + prefix : 0;
-    int cf = flow(b, MF_FLOW_CONCAT, own + fwd_out, nin, in);
-    to_net(b, cf, 0, own, b->ct->up[0], TAG_RING_OWN);
-    if (g->P > 2)
-        to_net(b, cf, own, fwd_out, b->ct->up[0], TAG_RING_FWD);
+    if (prefix) {
+        /* what arrives on tag 30 while we still forward the left's own
+         * chunk waits here: up to that chunk more than one window (the
+         * ring would otherwise wait on itself once chunks exceed it) */
+        in[nin] = to_stream(b, f30, 0, prefix);
+        if (!b->fail)
+            b->c->st[in[nin]].extra_win = from_left;
+        nin++;
+    }
+    int cf = flow(b, MF_FLOW_CONCAT, from_left + prefix, nin, in);
+    to_net(b, cf, 0, from_left + prefix, b->ct->up[0], TAG_RING_FWD);
 }
 
 /* Bcast for long messages: binomial scatter, then ring allgather (Table 1). */
@@ -312,7 +319,7 @@ static void bcast_scatter_ring(bld_t *b)
         int cv = vr + (1 << k);
         to_net(b, f, co(&g, cv) - lo, co(&g, cv + subtree(b, cv)) - co(&g, cv), b->ct->up[k], k);
     }
-    ring(b, &g, to_stream(b, f, 0, clen(&g, vr)));
+    ring(b, &g, f, 0);
 }
 
 static void allgather_ring(bld_t *b)
@@ -320,7 +327,7 @@ static void allgather_ring(bld_t *b)
     ring_t g = {.P = b->P, .me = b->r, .unit = b->n, .total = b->n * b->P, .write_host = 1};
     int f = copy_of(b, host_src(b, 0, b->n));
     to_host(b, f, 0, b->n, (uint64_t)b->r * b->n);
-    ring(b, &g, to_stream(b, f, 0, b->n));
+    ring(b, &g, f, 0);
 }
 
 /* ---- pof2 folding, recursive halving and doubling ------------------------ */

@@ -69,6 +69,7 @@ static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t n
     default: {
         const mf_stream_t *st = &c->st[k->stream];
         uint64_t held = st->in - st->out;
+        win += st->extra_win;
         return held >= win ? 0 : win - held;
     }
     }

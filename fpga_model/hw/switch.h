@@ -51,6 +51,7 @@ typedef struct {
     uint64_t in, out;  /* bytes pushed / taken */
     uint64_t host_off; /* HOST: offset in the send buffer */
     uint64_t issued;   /* HOST: bytes the DMA has requested */
+    uint64_t extra_win; /* INTERNAL: bytes it may hold beyond one FIFO window */
     uint8_t kind;
     uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
     uint8_t tag;       /* NET: schedule edge */
@@ -193,10 +194,12 @@ typedef struct mf_net {
     size_t pending;        /* collectives posted, host not yet signalled */
     char err[200];
     int failed;
-    /* synthetic traffic hook (traffic.c) */
+    /* unicast ejection hook: synthetic traffic (traffic.c), baseline (baseline.c) */
     void (*on_eject)(struct mf_net *n, mf_engine_t *e, mf_pkt_t *k);
-    void *traffic;
+    void *eject_ctx;       /* context of on_eject */
     void *traffic_owned; /* generator module, freed with the network */
+    void *baseline;        /* baseline engine (baseline.c), freed with the network */
+    void (*baseline_free)(void *);
 } mf_net_t;
 
 /* switch.c */

@@ -144,6 +144,8 @@ void mf_net_destroy(mf_net_t *n)
     free(n->eng);
     free(n->dma);
     free(n->traffic_owned);
+    if (n->baseline_free)
+        n->baseline_free(n->baseline);
     mf_pool_fini(&n->pool);
     mf_sim_fini(&n->sim);
     free(n);

@@ -178,7 +178,7 @@ static void gen_produce(mf_module_t *m, mf_sim_t *sim)
 
 static void on_eject(mf_net_t *n, mf_engine_t *e, mf_pkt_t *k)
 {
-    gen_t *g = n->traffic;
+    gen_t *g = n->eject_ctx;
     uint64_t now = n->sim.now, tail = mf_fx_ceil(k->tail_fx);
     (void)e;
     if (now >= g->win_lo && now < g->win_hi)
@@ -236,7 +236,7 @@ int mf_traffic_run(mf_net_t *n, const mf_traffic_cfg_t *cfg, mf_traffic_result_t
     g->win_lo = t0 + cfg->warmup;
     g->win_hi = g->win_lo + cfg->measure;
     g->stop = g->win_hi + cfg->drain_limit;
-    n->traffic = g;
+    n->eject_ctx = g;
     n->on_eject = on_eject;
     uint64_t first = MF_NEVER;
     for (int i = 0; i < N; i++) {
@@ -274,7 +274,7 @@ out:
     /* stop generating; packets still in flight are freed with the network */
     g->stopped = 1;
     n->on_eject = NULL;
-    n->traffic = NULL;
+    n->eject_ctx = NULL;
     free(g->next);
     free(g->rng);
     return rc;

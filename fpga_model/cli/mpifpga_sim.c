@@ -2,7 +2,7 @@
  * mpifpga-sim: the switch-network model on its own, no MPI processes.
  *   mpifpga-sim -c COLLECTIVE [-m MIN:MAX] [-i ITERS] [--topology T] [--nodes N]
  *               [--ppn K] [--root R] [--op OP] [--type TYPE] [--params P]
- *               [--format table|csv|json]
+ *               [--format table|csv|json] [--baseline [--host-params H]] [--analytic]
  *   mpifpga-sim --traffic PATTERN --rate R [--topology T] [--cycles N]
  * Bad arguments: one line naming the argument, exit 2.
  */
@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline/baseline.h"
+#include "baseline/loggp.h"
 #include "coll/run.h"
 #include "mpifpga/ct.h"
 #include "mpifpga/model.h"
@@ -40,6 +42,9 @@ typedef struct {
     uint64_t cycles;
     unsigned pkt_phits;
     int no_fast;
+    int baseline;       /* also run MPICH's algorithms on the same fabric */
+    const char *host;   /* baseline host parameter set */
+    int analytic;       /* print 001 Eqs. 3-6 beside the simulation (Bcast) */
 } opts_t;
 
 static void usage(FILE *f)
@@ -48,6 +53,7 @@ static void usage(FILE *f)
             "usage: mpifpga-sim -c COLLECTIVE [-m MIN:MAX] [-i ITERS] [--topology torus:XxYxZ|fattree:RADIX]\n"
             "                   [--nodes N] [--ppn K] [--root R] [--op OP] [--type TYPE]\n"
             "                   [--params u280|novog|FILE] [--format table|csv|json] [--no-fast-path]\n"
+            "                   [--baseline [--host-params skx-opa|FILE]] [--analytic]\n"
             "       mpifpga-sim --traffic PATTERN --rate R [--topology ...] [--nodes N] [--cycles N]\n"
             "                   [--packet-phits P] [--params ...]\n"
             "collectives: bcast reduce allreduce scatter gather allgather reduce_scatter barrier\n"
@@ -122,10 +128,12 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"format", required_argument, 0, 'f'},     {"traffic", required_argument, 0, 'x'},
         {"rate", required_argument, 0, 'R'},       {"cycles", required_argument, 0, 'C'},
         {"packet-phits", required_argument, 0, 'P'}, {"no-fast-path", no_argument, 0, 'F'},
+        {"baseline", no_argument, 0, 'B'},         {"host-params", required_argument, 0, 'H'},
+        {"analytic", no_argument, 0, 'A'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     *o = (opts_t){.min = 0, .max = 1 << 20, .topo = NULL, .nodes = 0, .ppn = 1,
                   .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .params = "u280", .fmt = FMT_TABLE,
-                  .cycles = 10000, .pkt_phits = 1};
+                  .cycles = 10000, .pkt_phits = 1, .host = "skx-opa"};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":c:m:i:T:h", lo, NULL)) != -1) {
@@ -176,6 +184,9 @@ static void parse_args(int argc, char **argv, opts_t *o)
         case 'C': o->cycles = (uint64_t)parse_int("--cycles", optarg, 1, 2000000000L); break;
         case 'P': o->pkt_phits = (unsigned)parse_int("--packet-phits", optarg, 1, 64); break;
         case 'F': o->no_fast = 1; break;
+        case 'B': o->baseline = 1; break;
+        case 'H': o->host = optarg; break;
+        case 'A': o->analytic = 1; break;
         case 'h': usage(stdout); exit(0);
         case ':': die2("%s: missing argument", argv[optind - 1]);
         default: die2("%s: unknown option (see --help)", argv[optind - 1]);
@@ -187,6 +198,12 @@ static void parse_args(int argc, char **argv, opts_t *o)
         die2("give exactly one of -c COLLECTIVE or --traffic PATTERN (see --help)");
     if (o->have_traffic && o->rate <= 0)
         die2("--rate: required with --traffic");
+    if (o->analytic && (!o->have_coll || o->coll != MF_OPC_BCAST))
+        die2("--analytic: 001 Eqs. 3-6 are for Bcast: use it with -c bcast");
+    if (o->analytic)
+        o->baseline = 1;
+    if (o->have_traffic && o->baseline)
+        die2("--baseline: only with -c COLLECTIVE");
     if (o->have_traffic && o->rate > o->pkt_phits)
         die2("--rate: %g exceeds one %u-phit packet per node per cycle", o->rate, o->pkt_phits);
 }
@@ -218,11 +235,48 @@ static mf_net_t *setup(const opts_t *o, mf_params_t *p, mf_topo_t *t)
 
 typedef struct {
     uint64_t bytes;
-    mf_coll_timing_t t;
+    mf_coll_timing_t t, bl; /* offload; baseline (--baseline) */
     int iters;
+    /* --analytic: one call simulated, rank P-1 and the root (rank 0), us */
+    double bl_last, is_last, bl_root, is_root;
+    mf_loggp_bcast_t eq;
 } row_t;
 
+static double speedup(const row_t *r) { return r->t.avg_us > 0 ? r->bl.avg_us / r->t.avg_us : 0; }
+
 static int default_iters(uint64_t bytes) { return bytes > 8192 ? 100 : 1000; } /* OSU defaults */
+
+static void json_add_analytic(json_object *r, const row_t *w)
+{
+    static const char *const keys[8] = {"baseline_last_us", "eq3_us", "offload_last_us", "eq4_us",
+                                        "baseline_root_us", "eq5_us", "offload_root_us", "eq6_us"};
+    double v[8] = {w->bl_last, w->eq.eq3, w->is_last, w->eq.eq4,
+                   w->bl_root, w->eq.eq5, w->is_root, w->eq.eq6};
+    for (int i = 0; i < 8; i++)
+        json_object_object_add(r, keys[i], json_object_new_double(v[i]));
+}
+
+/* 001 Eqs. 3-6 beside one simulated call (--analytic). */
+static void print_analytic(const row_t *rows, int nrows)
+{
+    printf("# 001 Eqs. 3-6 (LogGP, sec. 5) beside the simulation, one call, us:\n"
+           "#   rank P-1: baseline sim / Eq. 3, offload sim / Eq. 4;"
+           " root: baseline sim / Eq. 5, offload sim / Eq. 6\n");
+    printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "# Size", "Bl(P-1)", "Eq.3",
+           "Is(P-1)", "Eq.4", "Bl(root)", "Eq.5", "Is(root)", "Eq.6");
+    for (int i = 0; i < nrows; i++) {
+        const row_t *r = &rows[i];
+        printf("%-10llu %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n",
+               (unsigned long long)r->bytes, r->bl_last, r->eq.eq3, r->is_last, r->eq.eq4,
+               r->bl_root, r->eq.eq5, r->is_root, r->eq.eq6);
+    }
+    if (nrows) {
+        const mf_loggp_t *b = &rows[0].eq.bl, *s = &rows[0].eq.is;
+        printf("# terms (us; G in us/B): baseline L %.3f O_s %.3f O_r %.3f g %.3f G %.6f;"
+               " in-switch L %.3f O_s %.3f O_r %.3f G %.6f\n",
+               b->L, b->os, b->orr, b->g, b->G, s->L, s->os, s->orr, s->G);
+    }
+}
 
 static void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, int nrows)
 {
@@ -231,10 +285,21 @@ static void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, in
     int ranks = mf_net_nranks(n);
     const char *cname = mf_opcode_name(o->coll);
     if (o->fmt == FMT_CSV) {
-        printf("collective,topology,nodes,bytes,offload_us\n");
-        for (int i = 0; i < nrows; i++)
-            printf("%s,%s,%d,%llu,%.3f\n", cname, topo, mf_net_topo(n)->nnodes,
-                   (unsigned long long)rows[i].bytes, rows[i].t.avg_us);
+        printf("collective,topology,nodes,bytes,offload_us%s%s\n",
+               o->baseline ? ",baseline_us,speedup" : "",
+               o->analytic ? ",baseline_last_us,eq3_us,offload_last_us,eq4_us,baseline_root_us,"
+                             "eq5_us,offload_root_us,eq6_us" : "");
+        for (int i = 0; i < nrows; i++) {
+            const row_t *r = &rows[i];
+            printf("%s,%s,%d,%llu,%.3f", cname, topo, mf_net_topo(n)->nnodes,
+                   (unsigned long long)r->bytes, r->t.avg_us);
+            if (o->baseline)
+                printf(",%.3f,%.3f", r->bl.avg_us, speedup(r));
+            if (o->analytic)
+                printf(",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", r->bl_last, r->eq.eq3,
+                       r->is_last, r->eq.eq4, r->bl_root, r->eq.eq5, r->is_root, r->eq.eq6);
+            printf("\n");
+        }
         return;
     }
     if (o->fmt == FMT_JSON) {
@@ -245,6 +310,8 @@ static void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, in
         json_object_object_add(root, "ranks", json_object_new_int(ranks));
         json_object_object_add(root, "params", json_object_new_string(mf_net_params(n)->name));
         json_object_object_add(root, "datatype", json_object_new_string(mf_dtype_name(o->dtype)));
+        if (o->baseline)
+            json_object_object_add(root, "host_params", json_object_new_string(o->host));
         for (int i = 0; i < nrows; i++) {
             json_object *r = json_object_new_object();
             json_object_object_add(r, "bytes", json_object_new_int64((int64_t)rows[i].bytes));
@@ -252,6 +319,12 @@ static void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, in
             json_object_object_add(r, "min_us", json_object_new_double(rows[i].t.min_us));
             json_object_object_add(r, "max_us", json_object_new_double(rows[i].t.max_us));
             json_object_object_add(r, "iterations", json_object_new_int(rows[i].iters));
+            if (o->baseline) {
+                json_object_object_add(r, "baseline_us", json_object_new_double(rows[i].bl.avg_us));
+                json_object_object_add(r, "speedup", json_object_new_double(speedup(&rows[i])));
+            }
+            if (o->analytic)
+                json_add_analytic(r, &rows[i]);
             json_object_array_add(arr, r);
         }
         json_object_object_add(root, "results", arr);
@@ -262,11 +335,40 @@ static void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, in
     printf("# mpifpga-sim: osu_%s through the modeled switch network\n", cname);
     printf("# topology %s, %d nodes, %d ranks, params %s, datatype %s\n", topo,
            mf_net_topo(n)->nnodes, ranks, mf_net_params(n)->name, mf_dtype_name(o->dtype));
-    printf("%-10s %18s %18s %18s %12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
+    if (o->baseline)
+        printf("# baseline: MPICH's algorithms as point-to-point messages on the same fabric, "
+               "host params %s\n", o->host);
+    printf("%-10s %18s %18s %18s %12s", "# Size", "Avg Latency(us)", "Min Latency(us)",
            "Max Latency(us)", "Iterations");
-    for (int i = 0; i < nrows; i++)
-        printf("%-10llu %18.2f %18.2f %18.2f %12d\n", (unsigned long long)rows[i].bytes,
+    if (o->baseline)
+        printf(" %15s %10s", "Baseline(us)", "Speedup");
+    printf("\n");
+    for (int i = 0; i < nrows; i++) {
+        printf("%-10llu %18.2f %18.2f %18.2f %12d", (unsigned long long)rows[i].bytes,
                rows[i].t.avg_us, rows[i].t.min_us, rows[i].t.max_us, rows[i].iters);
+        if (o->baseline)
+            printf(" %15.2f %10.2f", rows[i].bl.avg_us, speedup(&rows[i]));
+        printf("\n");
+    }
+    if (o->analytic)
+        print_analytic(rows, nrows);
+}
+
+/* One offload call and one baseline call, ranks 0 and P-1, beside Eqs. 3-6. */
+static int analytic_row(mf_net_t *n, const mf_host_params_t *h, const mf_coll_spec_t *spec, int P,
+                        const int *members, uint64_t *lat, row_t *r, char *err, size_t len)
+{
+    mf_coll_timing_t t;
+    if (mf_coll_once(n, spec, P, members, NULL, NULL, mf_net_now(n), lat, &t, err, len))
+        return -1;
+    r->is_root = mf_net_cycles_to_us(n, lat[0]);
+    r->is_last = mf_net_cycles_to_us(n, lat[P - 1]);
+    if (mf_bl_coll_once(n, h, spec, P, members, mf_net_now(n), lat, &t, err, len))
+        return -1;
+    r->bl_root = mf_net_cycles_to_us(n, lat[0]);
+    r->bl_last = mf_net_cycles_to_us(n, lat[P - 1]);
+    mf_loggp_bcast(n, h, P, members, spec->bytes, &r->eq);
+    return 0;
 }
 
 static int run_sweep(const opts_t *o)
@@ -276,11 +378,21 @@ static int run_sweep(const opts_t *o)
     mf_net_t *n = setup(o, &p, &t);
     int P = mf_net_nranks(n), rc = 1, nrows = 0;
     int *members = malloc((size_t)P * sizeof *members);
+    uint64_t *lat = calloc((size_t)P, sizeof *lat);
     row_t *rows = calloc(64, sizeof *rows);
+    mf_host_params_t host;
     char err[256];
     size_t es = mf_dtype_size(o->dtype);
+    if (!members || !lat || !rows) {
+        fprintf(stderr, "mpifpga-sim: out of memory\n");
+        exit(1);
+    }
     if (o->root >= P)
         die2("--root: %d is not a rank of the %d-rank job", o->root, P);
+    if (o->baseline && mf_host_params_load(o->host, &host, err, sizeof err))
+        die2("--host-params: %s", err);
+    if (o->analytic && o->root != 0)
+        die2("--analytic: 001 Eqs. 3-6 are for root 0");
     if (!mf_op_valid_for(o->op, o->dtype))
         die2("--op: %s is not defined for --type %s", mf_op_name(o->op), mf_dtype_name(o->dtype));
     for (int i = 0; i < P; i++)
@@ -299,6 +411,12 @@ static int run_sweep(const opts_t *o)
         if (mf_coll_loop(n, &spec, P, members, iters, !o->no_fast, &rows[nrows].t, &sim, err,
                          sizeof err))
             goto fail;
+        if (o->baseline && mf_bl_coll_loop(n, &host, &spec, P, members, iters, !o->no_fast,
+                                           &rows[nrows].bl, &sim, err, sizeof err))
+            goto fail;
+        if (o->analytic && analytic_row(n, &host, &spec, P, members, lat, &rows[nrows], err,
+                                        sizeof err))
+            goto fail;
         rows[nrows].bytes = b;
         rows[nrows++].iters = iters;
     }
@@ -309,6 +427,7 @@ fail:
     fprintf(stderr, "mpifpga-sim: %s\n", err);
 out:
     free(members);
+    free(lat);
     free(rows);
     mf_net_destroy(n);
     mf_topo_free(&t);

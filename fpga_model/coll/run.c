@@ -138,8 +138,8 @@ static uint64_t arb_state(const mf_net_t *n)
     return h;
 }
 
-int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members, int iters,
-                 int fast, mf_coll_timing_t *t, int *simulated, char *err, size_t len)
+int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, void *ctx,
+                 mf_coll_timing_t *t, int *simulated, char *err, size_t len)
 {
     uint64_t *lat = calloc((size_t)size, sizeof *lat), *prev = calloc((size_t)size, sizeof *prev);
     uint64_t *sum = calloc((size_t)size, sizeof *sum); /* cycles: exact */
@@ -152,7 +152,7 @@ int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
     }
     for (i = 0; i < iters; i++) {
         mf_coll_timing_t one;
-        if (mf_coll_once(n, c, size, members, NULL, NULL, at, lat, &one, err, len))
+        if (once(ctx, at, lat, &one, err, len))
             goto out;
         for (int r = 0; r < size; r++)
             sum[r] += lat[r];
@@ -183,4 +183,25 @@ out:
     free(prev);
     free(sum);
     return rc;
+}
+
+typedef struct {
+    mf_net_t *n;
+    const mf_coll_spec_t *c;
+    int size;
+    const int *members;
+} offload_ctx_t;
+
+static int offload_once(void *ctx, uint64_t at, uint64_t *lat, mf_coll_timing_t *t, char *err,
+                        size_t len)
+{
+    offload_ctx_t *o = ctx;
+    return mf_coll_once(o->n, o->c, o->size, o->members, NULL, NULL, at, lat, t, err, len);
+}
+
+int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members, int iters,
+                 int fast, mf_coll_timing_t *t, int *simulated, char *err, size_t len)
+{
+    offload_ctx_t o = {n, c, size, members};
+    return mf_iter_loop(n, size, iters, fast, offload_once, &o, t, simulated, err, len);
 }

@@ -50,4 +50,13 @@ int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
 int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members, int iters,
                  int fast, mf_coll_timing_t *t, int *simulated, char *err, size_t len);
 
+/* The loop behind mf_coll_loop, for any way of running one iteration
+ * (the offload here, the baseline in baseline/baseline.c): `once` runs one
+ * collective with every member entering at `at`, filling per-rank latencies
+ * and the timing (its `end` is when the last rank completed). */
+typedef int (*mf_once_fn)(void *ctx, uint64_t at, uint64_t *lat_cycles, mf_coll_timing_t *t,
+                          char *err, size_t len);
+int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, void *ctx,
+                 mf_coll_timing_t *t, int *simulated, char *err, size_t len);
+
 #endif

@@ -51,7 +51,8 @@ typedef struct {
     /* NIC */
     txmsg_t *txq, *txq_tail;
     uint64_t tx_off;    /* bytes of txq's head already injected */
-    double tx_free, rx_free;
+    double nic_free;    /* the NIC's host-memory side is busy until (send and receive) */
+    double gap_free;    /* next message may start (g) */
     int finished;
     double end;
     uint64_t sched;     /* cycle the rank is scheduled for, MF_NEVER if none */
@@ -67,7 +68,7 @@ typedef struct {
     mf_net_t *net;
     const mf_host_params_t *h;
     /* host costs in cycles */
-    double os, orr, gap, G, red, nic;
+    double os, orr, gap, G, red, nic, copy;
     uint64_t mtu;
     /* current collective */
     int size;
@@ -225,10 +226,13 @@ static double nic_send(bl_t *b, int r, int dst, int kind, uint64_t bytes, double
         fail(b, "out of memory");
         return t;
     }
-    double start = t > k->tx_free ? t : k->tx_free;
+    double start = t > k->nic_free ? t : k->nic_free;
+    if (start < k->gap_free)
+        start = k->gap_free;
     double busy = (double)bytes * b->G;
     *m = (txmsg_t){NULL, dst, kind, bytes, start};
-    k->tx_free = start + (busy > b->gap ? busy : b->gap);
+    k->nic_free = start + busy;
+    k->gap_free = start + b->gap;
     if (k->txq_tail)
         k->txq_tail->next = m;
     else
@@ -313,6 +317,8 @@ static void step_begin(bl_t *b, int r)
     }
     if (st->send_to >= 0) {
         k->cpu += b->os;
+        if (!rendezvous(b, st->send_bytes))
+            k->cpu += (double)st->send_bytes * b->copy; /* into the eager buffer */
         if (rendezvous(b, st->send_bytes)) {
             nic_send(b, r, st->send_to, PK_RTS, 0, k->cpu);
             k->send_wait = 1;
@@ -369,7 +375,7 @@ static void cpu_progress(bl_t *b, int r, uint64_t now)
         if (k->recv_done > t)
             t = k->recv_done;
         if (st->recv_from >= 0)
-            t += b->orr;
+            t += b->orr + (rendezvous(b, st->recv_bytes) ? 0 : (double)st->recv_bytes * b->copy);
         t += (double)st->reduce_bytes * b->red;
         k->cpu = t;
         k->in_step = 0;
@@ -417,9 +423,9 @@ static void on_eject(mf_net_t *n, mf_engine_t *e, mf_pkt_t *p)
     rank_t *k = &b->rk[r];
     uint64_t tail = mf_fx_ceil(p->tail_fx);
     double ejected = (double)(tail > n->sim.now ? tail : n->sim.now);
-    double in_mem = ejected + b->nic, paced = k->rx_free + (double)p->len * b->G;
-    double t = in_mem > paced ? in_mem : paced;
-    k->rx_free = t;
+    double begin = ejected > k->nic_free ? ejected : k->nic_free;
+    k->nic_free = begin + (double)p->len * b->G;
+    double t = k->nic_free + b->nic; /* in host memory */
     if (!p->h.last)
         return;
     switch (p->h.tag) {
@@ -509,6 +515,7 @@ static int set_costs(bl_t *b, const mf_host_params_t *h, char *err, size_t len)
     b->G = cyc(b, h->G_ps_per_byte / 1000.0);
     b->red = cyc(b, h->reduce_ps_per_byte / 1000.0);
     b->nic = cyc(b, h->nic_latency_ns);
+    b->copy = cyc(b, h->eager_copy_ps_per_byte / 1000.0);
     b->mtu = h->mtu_bytes;
     return 0;
 }
@@ -607,7 +614,7 @@ int mf_bl_coll_once(mf_net_t *n, const mf_host_params_t *h, const mf_coll_spec_t
     n->pending += (size_t)size;
     for (int i = 0; i < size; i++) {
         b->rk[i].cpu = (double)at;
-        b->rk[i].tx_free = b->rk[i].rx_free = (double)at;
+        b->rk[i].nic_free = b->rk[i].gap_free = (double)at;
         ev_push(b, at, i);
     }
     mf_sim_wake(&n->sim, &b->mod, at);

@@ -6,11 +6,15 @@
  * CGR in the path), with LogGP host costs (params/host.h):
  *
  *   CPU:  a send costs o_s, a receive o_r after the data is in, a
- *         reduction reduce_ps_per_byte per operand byte; MPICH's blocking
- *         steps run one after another.
- *   NIC:  one message at a time per direction, >= g apart, G per byte;
- *         packets of mtu_bytes enter the switch nic_latency after leaving
- *         host memory and reach host memory nic_latency after ejection.
+ *         reduction reduce_ps_per_byte per operand byte, an eager message
+ *         eager_copy_ps_per_byte on each side (copied through the eager
+ *         buffers; rendezvous data moves zero-copy); MPICH's blocking steps
+ *         run one after another.
+ *   NIC:  G per byte moved between host memory and the network, sends and
+ *         receives sharing it (one DMA path: a step that sends and receives
+ *         k bytes costs 2kG); message starts >= g apart; packets of
+ *         mtu_bytes enter the switch nic_latency after leaving host memory
+ *         and reach host memory nic_latency after ejection.
  *   Protocol: messages up to eager_max_bytes are eager (the send completes
  *         after o_s); larger ones send an RTS, wait for the receiver's CTS
  *         (sent once the receive is posted), then the data.

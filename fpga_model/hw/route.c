@@ -15,6 +15,7 @@ void mf_route_compute(mf_switch_t *s, mf_pkt_t *k)
         return;
     }
     int vc = k->h.vc;
-    k->out_port = (int16_t)mf_topo_route_ex(s->net->topo, s->id, dsw, k->in_port, &vc);
+    k->out_port = (int16_t)mf_topo_route_node(s->net->topo, s->id, k->h.dest / s->net->topo->ppn,
+                                              k->in_port, &vc);
     k->h.vc = (uint8_t)vc;
 }

@@ -23,9 +23,10 @@
  *
  * Routing up*-then-down*: a switch whose group contains the destination leaf
  * sends the packet down towards it (the path down is unique); otherwise it
- * goes up on port down_l + (leaf / width_l) % up_l -- the destination-mod-k
- * rule, one digit of the leaf index per level -- so each pair has one path
- * and the turn happens at the lowest common ancestor level.  VCs unchanged.
+ * goes up on port down_l + (node / width_l) % up_l -- the destination-mod-k
+ * rule, one digit of the destination node index per level -- so each pair
+ * has one path and the turn happens at the lowest common ancestor level.
+ * VCs unchanged.
  */
 #include "net/topo.h"
 
@@ -167,17 +168,31 @@ int mf_fattree_build(const mf_topo_spec_t *spec, int nnodes, mf_topo_t *t, char 
     return 0;
 }
 
-/* Destination must be a leaf (nodes attach only to leaves). */
+/* Towards node `dst_node` (on leaf dst_node / down).  Going up, the port is
+ * digit l of the destination NODE index (destination-mod-k): nodes of one
+ * leaf spread over all uplinks, so the leaf-to-leaf bandwidth is the full
+ * up / down share (3:1), not one uplink's. */
+int mf_fattree_route_node(const mf_topo_t *t, int sw, int dst_node)
+{
+    const ft_impl_t *fi = t->impl;
+    int leaf = t->node_sw[dst_node];
+    if (sw == leaf)
+        return MF_PORT_NONE;
+    int l = t->sw_level[sw], g = fi->gc[2 * sw];
+    const ft_level_t *lv = &fi->lev[l];
+    if (leaf / lv->span == g) /* l >= 1 here: a leaf's group is itself */
+        return leaf / fi->lev[l - 1].span - g * lv->ndown;
+    return lv->ndown + (dst_node / lv->width) % lv->nup;
+}
+
+/* Destination must be a leaf (nodes attach only to leaves); routes as to
+ * the leaf's first node (same hops as any of its nodes). */
 int mf_fattree_route(const mf_topo_t *t, int sw, int dst_sw)
 {
     if (sw == dst_sw || t->sw_level[dst_sw] != 0)
         return MF_PORT_NONE;
     const ft_impl_t *fi = t->impl;
-    int l = t->sw_level[sw], g = fi->gc[2 * sw], leaf = dst_sw;
-    const ft_level_t *lv = &fi->lev[l];
-    if (leaf / lv->span == g) /* l >= 1 here: a leaf's group is itself */
-        return leaf / fi->lev[l - 1].span - g * lv->ndown;
-    return lv->ndown + (leaf / lv->width) % lv->nup;
+    return mf_fattree_route_node(t, sw, dst_sw * fi->lev[0].ndown);
 }
 
 int mf_fattree_oversub(const mf_topo_t *t)

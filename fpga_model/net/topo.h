@@ -79,6 +79,9 @@ int mf_topo_route(const mf_topo_t *t, int sw, int dst_sw, int *vc);
  * of a dimension; it is still deadlock-free (see torus.c).
  */
 int mf_topo_route_ex(const mf_topo_t *t, int sw, int dst_sw, int in_port, int *vc);
+/* The same towards a node: on a fat tree the uplink depends on the
+ * destination node, not only its leaf (destination-mod-k). */
+int mf_topo_route_node(const mf_topo_t *t, int sw, int dst_node, int in_port, int *vc);
 /* Network hops from switch a to switch b along the routed path. */
 int mf_topo_hops(const mf_topo_t *t, int a, int b);
 /* Torus coordinates of a switch. */
@@ -94,6 +97,7 @@ int mf_fattree_build(const mf_topo_spec_t *spec, int nnodes, mf_topo_t *t, char 
                      size_t errlen);
 int mf_torus_route(const mf_topo_t *t, int sw, int dst_sw, int in_port, int *vc);
 int mf_fattree_route(const mf_topo_t *t, int sw, int dst_sw);
+int mf_fattree_route_node(const mf_topo_t *t, int sw, int dst_node);
 int mf_fattree_oversub(const mf_topo_t *t);
 
 #endif

@@ -13,6 +13,7 @@ static const mf_pdef_t host_pdefs[] = {
     ROW(gap_ns, MF_T_DBL, 0, 1e7, 0, "g: min interval between messages at the NIC [ns]"),
     ROW(G_ps_per_byte, MF_T_DBL, 0, 1e6, 0, "G: NIC time per byte, each direction [ps/B]"),
     ROW(reduce_ps_per_byte, MF_T_DBL, 0, 1e6, 0, "host reduction time per operand byte [ps/B]"),
+    ROW(eager_copy_ps_per_byte, MF_T_DBL, 0, 1e6, 0, "CPU copy of an eager message, each side [ps/B]"),
     ROW(nic_latency_ns, MF_T_DBL, 0, 1e7, 0, "host memory <-> network port, each side [ns]"),
     ROW(eager_max_bytes, MF_T_UINT, 0, 1u << 30, 0, "larger messages use a rendezvous [B]"),
     ROW(mtu_bytes, MF_T_UINT, 32, 1u << 20, MF_F_POW2, "payload of one network packet [B], power of two"),

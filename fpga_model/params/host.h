@@ -22,6 +22,7 @@ typedef struct mf_host_params {
     double gap_ns;              /* g: minimum interval between messages at the NIC */
     double G_ps_per_byte;       /* G: NIC time per byte, each direction */
     double reduce_ps_per_byte;  /* host reduction (MPIR_Reduce_local), per operand byte */
+    double eager_copy_ps_per_byte; /* CPU copy of an eager message, each side, per byte */
     double nic_latency_ns;      /* host memory <-> network port, each side */
     unsigned eager_max_bytes;   /* larger messages use a rendezvous (RTS/CTS) */
     unsigned mtu_bytes;         /* payload bytes of one network packet */

@@ -1,0 +1,280 @@
+/*
+ * mpifpga-validate, group "baseline": MPICH's algorithms on the modeled
+ * fabric with the skx-opa host costs (fpga_model/baseline) against the
+ * Stampede2 SKX / Omni-Path measurements of 001, and the offload's speedup
+ * over that baseline against 001 fig. 10.
+ *
+ *   001 sec. 6.2.1, Table 4  latency spread (min..max over iterations and
+ *                            runs) at 1 KB and 1 MB on 32, 64, 128 nodes
+ *   001 sec. 6.2.1, fig. 10  geometric-mean speedup per collective and node
+ *                            count, 4 B-4 KB and 4 KB-4 MB: 2.0x .. 32.6x
+ *   001 sec. 5, Eqs. 3-6     LogGP closed forms beside the simulated Bcast
+ *
+ * Latency of a call = the slowest rank's (when the operation is finished):
+ * 001 sec. 6.2.1 reports "the average time it takes for the processes to
+ * finish the operation", and Table 4's Gather and Scatter rows equal the
+ * root's time (e.g. 1 MB Gather, 32 nodes: 2712..2739 us = 31 MB at
+ * ~11.5 GB/s), which only the slowest rank reproduces.  Rows, tolerances
+ * and the known misses: doc/validation.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "baseline/baseline.h"
+#include "baseline/loggp.h"
+#include "coll/run.h"
+#include "net/topo.h"
+#include "params/params.h"
+#include "vd.h"
+
+#define SRC_T4 "001 Table 4"
+#define SRC_F10 "001 fig. 10"
+#define SRC_EQ "001 sec. 5 Eqs. 3-6"
+
+#define NCOLL 7
+static const mf_opcode_t colls[NCOLL] = {MF_OPC_ALLGATHER, MF_OPC_ALLREDUCE, MF_OPC_BCAST,
+                                         MF_OPC_GATHER, MF_OPC_REDUCE, MF_OPC_REDUCE_SCATTER,
+                                         MF_OPC_SCATTER};
+static const int nodes[3] = {32, 64, 128};
+
+/* 001 Table 4: MPI collective latency on Stampede2 SKX (us): {min, max} per
+ * collective (order of colls[]), node count (32, 64, 128), size (1 KB, 1 MB). */
+static const double table4[NCOLL][3][2][2] = {
+    {{{27.1, 48.8}, {4645.1, 5466.9}}, {{44.8, 87}, {11327, 14164.9}},
+     {{66, 130.2}, {23233.2, 26439}}},                                        /* Allgather */
+    {{{21, 46}, {1896.1, 2224.9}}, {{36.9, 74.1}, {1940, 2614}},
+     {{33.2, 86.1}, {1997.9, 2985}}},                                         /* Allreduce */
+    {{{16, 18.1}, {349, 493}}, {{17.8, 26.2}, {412, 546.2}},
+     {{22.8, 36}, {402.9, 816.8}}},                                           /* Bcast */
+    {{{9.8, 26.9}, {2712, 2739}}, {{21, 41}, {5425.9, 5465}},
+     {{44.1, 151.1}, {10847, 11007}}},                                        /* Gather */
+    {{{11.9, 39.1}, {3089.9, 3720.1}}, {{9.7, 57}, {3695.1, 4524.9}},
+     {{21.9, 72}, {3807, 4709.9}}},                                           /* Reduce */
+    {{{16.9, 38.2}, {2033.9, 2577.9}}, {{25, 62}, {4150.1, 4908.9}},
+     {{31, 61}, {4195.7, 4904.2}}},                                           /* Reduce_scatter */
+    {{{11, 24.8}, {2729.1, 2781.8}}, {{21.9, 34.1}, {5483.8, 5549.2}},
+     {{45.8, 95.1}, {10937, 11018}}},                                         /* Scatter */
+};
+/* Tolerance on Table 4: the published spread widened by this share on each
+ * side (one set of host costs serves 42 points; doc/validation.md). */
+#define T4_WIDEN 0.10
+
+/* Points the baseline is known to miss, each explained in doc/validation.md
+ * ("Known misses").  Intel MPI's Reduce at 1 MB is slower than its own
+ * Allreduce and its Reduce_scatter doubles from 32 to 64 nodes: different
+ * algorithms from MPICH's.  The others are the compromise of one set of
+ * host costs across algorithms (small Allgather / Reduce_scatter want a
+ * larger per-step cost than Bcast).  A known miss still FAILs when it is
+ * off by more than MISS_FACTOR beyond the band: that is no longer the
+ * documented deviation. */
+#define MISS_FACTOR 2.0
+static int known_miss(mf_opcode_t c, int n, uint64_t bytes)
+{
+    if (bytes == 1048576)
+        return c == MF_OPC_REDUCE || (c == MF_OPC_REDUCE_SCATTER && n >= 64) ||
+               (c == MF_OPC_BCAST && n == 64);
+    return (c == MF_OPC_ALLGATHER || c == MF_OPC_REDUCE_SCATTER) && n >= 64;
+}
+
+/* 001 sec. 6.2.1: "The speedup ratio ranges from 2.0x to 32.6x" (fig. 10). */
+#define F10_LO 2.0
+#define F10_HI 32.6
+
+typedef struct {
+    mf_params_t p;
+    mf_host_params_t h;
+    mf_topo_t t;
+    mf_net_t *n;
+    int P;
+    int members[128];
+} bench_t;
+
+static int open_bench(vd_t *v, bench_t *b, int nnodes, char *err, size_t len)
+{
+    memset(b, 0, sizeof *b);
+    mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
+    if (mf_params_load("u280", &b->p, err, len) || mf_host_params_load("skx-opa", &b->h, err, len))
+        return -1;
+    spec.oversub = (int)b->p.oversub;
+    if (mf_topo_build(&spec, nnodes, 1, &b->t, err, len))
+        return -1;
+    b->n = mf_net_create(&b->p, &b->t, err, len);
+    if (!b->n) {
+        mf_topo_free(&b->t);
+        return -1;
+    }
+    b->P = nnodes;
+    for (int i = 0; i < nnodes; i++)
+        b->members[i] = i;
+    (void)v;
+    return mf_comm_setup(b->n, 0, nnodes, b->members, err, len);
+}
+
+static void close_bench(bench_t *b)
+{
+    mf_net_destroy(b->n);
+    mf_topo_free(&b->t);
+}
+
+static mf_coll_spec_t spec_of(mf_opcode_t c, uint64_t bytes)
+{
+    return (mf_coll_spec_t){.opc = c, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .bytes = bytes};
+}
+
+/* Slowest rank's latency of one call (us); the model is deterministic, so
+ * one call is every iteration (test_baseline / test_coll check the loops). */
+static int baseline_us(bench_t *b, mf_opcode_t c, uint64_t bytes, double *us, char *err,
+                       size_t len)
+{
+    mf_coll_spec_t s = spec_of(c, bytes);
+    mf_coll_timing_t t;
+    if (mf_bl_coll_once(b->n, &b->h, &s, b->P, b->members, mf_net_now(b->n), NULL, &t, err, len))
+        return -1;
+    *us = t.max_us;
+    return 0;
+}
+
+static int offload_us(bench_t *b, mf_opcode_t c, uint64_t bytes, double *us, char *err,
+                      size_t len)
+{
+    mf_coll_spec_t s = spec_of(c, bytes);
+    mf_coll_timing_t t;
+    if (mf_coll_once(b->n, &s, b->P, b->members, NULL, NULL, mf_net_now(b->n), NULL, &t, err,
+                     len))
+        return -1;
+    *us = t.max_us;
+    return 0;
+}
+
+static void error_row(vd_t *v, const char *src, const char *what, const char *err)
+{
+    char m[160];
+    snprintf(m, sizeof m, "error: %.120s", err);
+    vd_row(v, src, what, "-", m, "-", VD_FAIL);
+}
+
+static void table4_rows(vd_t *v, bench_t *b, int ni)
+{
+    static const uint64_t sizes[2] = {1024, 1048576};
+    char what[96], pub[40], mod[40], tol[40], err[256];
+    for (int c = 0; c < NCOLL; c++)
+        for (int si = 0; si < 2; si++) {
+            const double *mm = table4[c][ni][si];
+            double us;
+            snprintf(what, sizeof what, "baseline %s, %d nodes, %s", mf_opcode_name(colls[c]),
+                     nodes[ni], si ? "1 MB" : "1 KB");
+            if (baseline_us(b, colls[c], sizes[si], &us, err, sizeof err)) {
+                error_row(v, SRC_T4, what, err);
+                continue;
+            }
+            snprintf(pub, sizeof pub, "%.1f..%.1f us", mm[0], mm[1]);
+            snprintf(mod, sizeof mod, "%.1f us", us);
+            snprintf(tol, sizeof tol, "spread +-%.0f %%", T4_WIDEN * 100);
+            double lo = mm[0] * (1 - T4_WIDEN), hi = mm[1] * (1 + T4_WIDEN);
+            vd_verdict_t r = vd_within(us, lo, hi);
+            if (r == VD_FAIL && known_miss(colls[c], nodes[ni], sizes[si]) &&
+                vd_within(us, lo / MISS_FACTOR, hi * MISS_FACTOR) == VD_PASS)
+                r = VD_MISS;
+            vd_row(v, SRC_T4, what, pub, mod, tol, r);
+        }
+}
+
+/* Geometric mean of offload speedups over powers of two [lo, hi], every
+ * `step`-th one (--quick: every 4th). */
+static int geomean_speedup(bench_t *b, mf_opcode_t c, uint64_t lo, uint64_t hi, int step,
+                           double *g, char *err, size_t len)
+{
+    double sum = 0;
+    int n = 0, k = 0;
+    for (uint64_t s = lo; s <= hi; s *= 2, k++) {
+        if (k % step && s != hi)
+            continue;
+        double bl, off;
+        if (baseline_us(b, c, s, &bl, err, len) || offload_us(b, c, s, &off, err, len))
+            return -1;
+        sum += log(bl / off);
+        n++;
+    }
+    *g = exp(sum / n);
+    return 0;
+}
+
+static void fig10_rows(vd_t *v, bench_t *b, int ni)
+{
+    /* 001 fig. 10: short = 4 B..4 KB, medium to long = 4 KB..4 MB; a double
+     * has 8 bytes, so the short range starts at 8 B (as mpifpga-sim does) */
+    static const struct { const char *name; uint64_t lo, hi; } ranges[2] = {
+        {"8 B..4 KB", 8, 4096}, {"4 KB..4 MB", 4096, 4u << 20}};
+    char what[96], mod[40], err[256];
+    for (int c = 0; c < NCOLL; c++)
+        for (int r = 0; r < 2; r++) {
+            double g;
+            snprintf(what, sizeof what, "offload speedup %s, %d nodes, %s",
+                     mf_opcode_name(colls[c]), nodes[ni], ranges[r].name);
+            if (geomean_speedup(b, colls[c], ranges[r].lo, ranges[r].hi, v->quick ? 4 : 2, &g, err,
+                                sizeof err)) {
+                error_row(v, SRC_F10, what, err);
+                continue;
+            }
+            snprintf(mod, sizeof mod, "%.1fx (geomean)", g);
+            vd_row(v, SRC_F10, what, "2.0x..32.6x", mod, "inside the range",
+                   vd_within(g, F10_LO, F10_HI));
+        }
+}
+
+/* Eqs. 3-6 beside one simulated Bcast (INFO: closed forms, not measurements). */
+static void loggp_rows(vd_t *v, bench_t *b, int ni, uint64_t bytes)
+{
+    mf_coll_spec_t s = spec_of(MF_OPC_BCAST, bytes);
+    mf_coll_timing_t t;
+    uint64_t lat[128];
+    char err[256], what[96], pub[40], mod[40];
+    mf_loggp_bcast_t eq;
+    double sim[4];
+    if (mf_coll_once(b->n, &s, b->P, b->members, NULL, NULL, mf_net_now(b->n), lat, &t, err,
+                     sizeof err)) {
+        error_row(v, SRC_EQ, "Bcast offload", err);
+        return;
+    }
+    sim[1] = mf_net_cycles_to_us(b->n, lat[b->P - 1]);
+    sim[3] = mf_net_cycles_to_us(b->n, lat[0]);
+    if (mf_bl_coll_once(b->n, &b->h, &s, b->P, b->members, mf_net_now(b->n), lat, &t, err,
+                        sizeof err)) {
+        error_row(v, SRC_EQ, "Bcast baseline", err);
+        return;
+    }
+    sim[0] = mf_net_cycles_to_us(b->n, lat[b->P - 1]);
+    sim[2] = mf_net_cycles_to_us(b->n, lat[0]);
+    mf_loggp_bcast(b->n, &b->h, b->P, b->members, bytes, &eq);
+    const double eqv[4] = {eq.eq3, eq.eq4, eq.eq5, eq.eq6};
+    static const char *const who[4] = {"Eq. 3 baseline, rank P-1", "Eq. 4 in-switch, rank P-1",
+                                       "Eq. 5 baseline, root", "Eq. 6 in-switch, root"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(what, sizeof what, "Bcast %llu B, %d nodes: %s", (unsigned long long)bytes,
+                 nodes[ni], who[i]);
+        snprintf(pub, sizeof pub, "%.2f us (Eq.)", eqv[i]);
+        snprintf(mod, sizeof mod, "%.2f us (sim)", sim[i]);
+        vd_row(v, SRC_EQ, what, pub, mod, "-", VD_INFO);
+    }
+}
+
+int vd_checks_baseline(vd_t *v)
+{
+    int rc = 0;
+    for (int ni = 0; ni < 3; ni++) {
+        bench_t b;
+        char err[256];
+        if (open_bench(v, &b, nodes[ni], err, sizeof err)) {
+            error_row(v, SRC_T4, "network setup", err);
+            rc = -1;
+            continue;
+        }
+        table4_rows(v, &b, ni);
+        fig10_rows(v, &b, ni);
+        loggp_rows(v, &b, ni, 8);
+        loggp_rows(v, &b, ni, 1024);
+        close_bench(&b);
+    }
+    return rc;
+}

@@ -45,6 +45,7 @@ static void simple_host(mf_host_params_t *h)
     mf_host_params_set(h, "nic_latency_ns", "400", err, sizeof err);
     mf_host_params_set(h, "eager_max_bytes", "65536", err, sizeof err);
     mf_host_params_set(h, "mtu_bytes", "4096", err, sizeof err);
+    mf_host_params_set(h, "eager_copy_ps_per_byte", "0", err, sizeof err);
 }
 
 static int run(mf_net_t *n, const mf_host_params_t *h, mf_opcode_t opc, int P, uint64_t bytes,
@@ -109,11 +110,27 @@ static void test_loggp_terms(void)
        (unsigned long long)(b[0] - a[0]));
     set(&h, "reduce_ps_per_byte", "400");
     /* G: 32 KiB at 100 ps/B = 3.28 us on top of the 8-byte case, host-bound
-     * (the link takes 683 cycles, the NIC 819) */
+     * (the link takes 683 cycles, the NIC 819), plus the receiving NIC's
+     * time for the last 4 KiB packet (409.6 ns): sender and receiver NICs
+     * overlap packet by packet */
     run(n, &h, MF_OPC_BCAST, 2, 32768, lat);
     double extra = (double)(lat[1] - base[1]) * 4;
-    ok(fabs(extra - 32760 * 0.1) < 60, "32 KiB eager message: +%.0f ns, G x bytes = 3276 ns",
-       extra);
+    ok(fabs(extra - (32760 + 4096) * 0.1) < 60,
+       "32 KiB eager message: +%.0f ns = G x (bytes + one MTU) = 3686 ns", extra);
+    /* eager copies: charged on both sides of an eager message only */
+    uint64_t nocopy[2], copy[2];
+    run(n, &h, MF_OPC_BCAST, 2, 8192, nocopy);
+    set(&h, "eager_copy_ps_per_byte", "500");
+    run(n, &h, MF_OPC_BCAST, 2, 8192, copy);
+    ok(copy[0] - nocopy[0] == 1024 && copy[1] - nocopy[1] == 2048,
+       "eager copy 500 ps/B on 8 KiB: sender +4096 ns, receiver +8192 ns (%llu, %llu cycles)",
+       (unsigned long long)(copy[0] - nocopy[0]), (unsigned long long)(copy[1] - nocopy[1]));
+    set(&h, "eager_max_bytes", "4096");
+    run(n, &h, MF_OPC_BCAST, 2, 8192, copy);
+    set(&h, "eager_copy_ps_per_byte", "0");
+    run(n, &h, MF_OPC_BCAST, 2, 8192, nocopy);
+    ok(copy[1] == nocopy[1], "a rendezvous message is not copied");
+    set(&h, "eager_max_bytes", "65536");
     /* rendezvous: RTS and CTS add a round trip before the data */
     uint64_t eager[2], rndv[2];
     run(n, &h, MF_OPC_BCAST, 2, 65536, eager);

@@ -185,14 +185,19 @@ int mf_fattree_route_node(const mf_topo_t *t, int sw, int dst_node)
     return lv->ndown + (dst_node / lv->width) % lv->nup;
 }
 
-/* Destination must be a leaf (nodes attach only to leaves); routes as to
- * the leaf's first node (same hops as any of its nodes). */
+/* Towards a leaf (nodes attach only to leaves), for hop counts and
+ * leaf-level tools: the same path length as towards any of its nodes, the
+ * uplink digit taken from the leaf index. */
 int mf_fattree_route(const mf_topo_t *t, int sw, int dst_sw)
 {
     if (sw == dst_sw || t->sw_level[dst_sw] != 0)
         return MF_PORT_NONE;
     const ft_impl_t *fi = t->impl;
-    return mf_fattree_route_node(t, sw, dst_sw * fi->lev[0].ndown);
+    int l = t->sw_level[sw], g = fi->gc[2 * sw], leaf = dst_sw;
+    const ft_level_t *lv = &fi->lev[l];
+    if (leaf / lv->span == g)
+        return leaf / fi->lev[l - 1].span - g * lv->ndown;
+    return lv->ndown + (leaf / lv->width) % lv->nup;
 }
 
 int mf_fattree_oversub(const mf_topo_t *t)

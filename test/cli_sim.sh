@@ -56,5 +56,28 @@ ok $? "allreduce with 8 ranks per node (more than the 6 CGR units) completes"
 "$SIM" -c allreduce -m 8:4096 -i 1 --topology fattree:16 --nodes 24 --format csv > "$tmp/f16" 2>&1
 ok $? "allreduce on a radix-16 fat tree (12 ranks per leaf) completes"
 
+"$SIM" -c allreduce -m 8:4096 -i 2 --nodes 8 --baseline --format csv > "$tmp/b" 2>&1
+head -1 "$tmp/b" | grep -qx 'collective,topology,nodes,bytes,offload_us,baseline_us,speedup'
+ok $? "--baseline csv header adds baseline_us,speedup"
+awk -F, 'NR>1 && !($6 > $5 && ($7 - $6/$5) < 0.01 && ($6/$5 - $7) < 0.01) {bad=1} END {exit bad || NR!=11}' "$tmp/b"
+ok $? "--baseline: every row's baseline is slower than the offload and speedup = baseline/offload"
+
+"$SIM" -c gather -m 64:128 -i 1 --nodes 5 --baseline --format json > "$tmp/bj" 2>&1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert d["host_params"]=="skx-opa" and all(x["baseline_us"]>0 and x["speedup"]>0 for x in r)' "$tmp/bj"
+ok $? "--baseline json: host_params, baseline_us and speedup per result"
+
+"$SIM" -c bcast -m 8:1024 -i 1 --nodes 16 --analytic > "$tmp/an" 2>&1
+grep -q '^# 001 Eqs. 3-6' "$tmp/an" && awk '/^# Size +Bl/ {t=1; next} t && /^[0-9]/ {n++; if ($2 <= 0 || $3 <= 0) bad=1} END {exit bad || n != 8}' "$tmp/an"
+ok $? "--analytic prints Eqs. 3-6 beside the simulation for each size"
+
+for bad in "-c allgather --analytic" "-c bcast --analytic --root 1 --nodes 4" \
+           "-c allreduce --baseline --host-params nosuch" "--traffic uniform --rate 0.1 --baseline"; do
+    # shellcheck disable=SC2086
+    "$SIM" $bad > "$tmp/o" 2> "$tmp/e"
+    rc=$?
+    [ $rc = 2 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ]
+    ok $? "bad arguments '$bad' -> exit 2 with one line ($(head -c 90 "$tmp/e"))"
+done
+
 echo "1..$n"
 [ $fails = 0 ]

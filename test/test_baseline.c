@@ -14,22 +14,13 @@
 #include "net/topo.h"
 #include "params/params.h"
 #include "tap.h"
+#include "test_net.h"
 
 static mf_params_t fabric;
 
 static mf_net_t *make_net(const char *topo, int nodes, int ppn, mf_topo_t *t)
 {
-    char err[256];
-    mf_topo_spec_t spec;
-    if (mf_topo_parse(topo, &spec, err, sizeof err) ||
-        mf_topo_build(&spec, nodes, ppn, t, err, sizeof err)) {
-        diag("topology: %s", err);
-        return NULL;
-    }
-    mf_net_t *n = mf_net_create(&fabric, t, err, sizeof err);
-    if (!n)
-        diag("net: %s", err);
-    return n;
+    return test_make_net(&fabric, topo, nodes, ppn, t);
 }
 
 /* A host set with round numbers, so every term is visible. */

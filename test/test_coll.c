@@ -15,6 +15,7 @@
 #include "params/params.h"
 #include "ref_coll.h"
 #include "tap.h"
+#include "test_net.h"
 
 typedef struct {
     const char *name;
@@ -36,17 +37,7 @@ static mf_params_t params;
 
 static mf_net_t *make_net(const char *topo, int nodes, int ppn, mf_topo_t *t)
 {
-    char err[256];
-    mf_topo_spec_t spec;
-    if (mf_topo_parse(topo, &spec, err, sizeof err) ||
-        mf_topo_build(&spec, nodes, ppn, t, err, sizeof err)) {
-        diag("topology: %s", err);
-        return NULL;
-    }
-    mf_net_t *n = mf_net_create(&params, t, err, sizeof err);
-    if (!n)
-        diag("net: %s", err);
-    return n;
+    return test_make_net(&params, topo, nodes, ppn, t);
 }
 
 /* Run one collective with payload and compare every rank with the reference. */

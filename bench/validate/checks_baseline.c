@@ -100,24 +100,17 @@ typedef struct {
     int members[128];
 } bench_t;
 
-static int open_bench(vd_t *v, bench_t *b, int nnodes, char *err, size_t len)
+static int open_bench(bench_t *b, int nnodes, char *err, size_t len)
 {
     memset(b, 0, sizeof *b);
-    mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
     if (mf_params_load("u280", &b->p, err, len) || mf_host_params_load("skx-opa", &b->h, err, len))
         return -1;
-    spec.oversub = (int)b->p.oversub;
-    if (mf_topo_build(&spec, nnodes, 1, &b->t, err, len))
+    b->n = vd_open_net(&b->p, "torus", nnodes, &b->t, err, len);
+    if (!b->n)
         return -1;
-    b->n = mf_net_create(&b->p, &b->t, err, len);
-    if (!b->n) {
-        mf_topo_free(&b->t);
-        return -1;
-    }
     b->P = nnodes;
     for (int i = 0; i < nnodes; i++)
         b->members[i] = i;
-    (void)v;
     return mf_comm_setup(b->n, 0, nnodes, b->members, err, len);
 }
 
@@ -157,13 +150,6 @@ static int offload_us(bench_t *b, mf_opcode_t c, uint64_t bytes, double *us, cha
     return 0;
 }
 
-static void error_row(vd_t *v, const char *src, const char *what, const char *err)
-{
-    char m[160];
-    snprintf(m, sizeof m, "error: %.120s", err);
-    vd_row(v, src, what, "-", m, "-", VD_FAIL);
-}
-
 static void table4_rows(vd_t *v, bench_t *b, int ni)
 {
     static const uint64_t sizes[2] = {1024, 1048576};
@@ -175,7 +161,7 @@ static void table4_rows(vd_t *v, bench_t *b, int ni)
             snprintf(what, sizeof what, "baseline %s, %d nodes, %s", mf_opcode_name(colls[c]),
                      nodes[ni], si ? "1 MB" : "1 KB");
             if (baseline_us(b, colls[c], sizes[si], &us, err, sizeof err)) {
-                error_row(v, SRC_T4, what, err);
+                vd_model_error(v, SRC_T4, what, err);
                 continue;
             }
             snprintf(pub, sizeof pub, "%.1f..%.1f us", mm[0], mm[1]);
@@ -232,7 +218,7 @@ static void fig10_rows(vd_t *v, bench_t *b, int ni)
                      mf_opcode_name(colls[c]), nodes[ni], ranges[r].name);
             if (geomean_speedup(b, colls[c], ranges[r].lo, ranges[r].hi, v->quick ? 4 : 2, &g, err,
                                 sizeof err)) {
-                error_row(v, SRC_F10, what, err);
+                vd_model_error(v, SRC_F10, what, err);
                 continue;
             }
             snprintf(mod, sizeof mod, "%.1fx (geomean)", g);
@@ -254,14 +240,14 @@ static void loggp_rows(vd_t *v, bench_t *b, int ni, uint64_t bytes)
     double sim[4];
     if (mf_coll_once(b->n, &s, b->P, b->members, NULL, NULL, mf_net_now(b->n), lat, &t, err,
                      sizeof err)) {
-        error_row(v, SRC_EQ, "Bcast offload", err);
+        vd_model_error(v, SRC_EQ, "Bcast offload", err);
         return;
     }
     sim[1] = mf_net_cycles_to_us(b->n, lat[b->P - 1]);
     sim[3] = mf_net_cycles_to_us(b->n, lat[0]);
     if (mf_bl_coll_once(b->n, &b->h, &s, b->P, b->members, mf_net_now(b->n), lat, &t, err,
                         sizeof err)) {
-        error_row(v, SRC_EQ, "Bcast baseline", err);
+        vd_model_error(v, SRC_EQ, "Bcast baseline", err);
         return;
     }
     sim[0] = mf_net_cycles_to_us(b->n, lat[b->P - 1]);
@@ -285,8 +271,8 @@ int vd_checks_baseline(vd_t *v)
     for (int ni = 0; ni < 3; ni++) {
         bench_t b;
         char err[256];
-        if (open_bench(v, &b, nodes[ni], err, sizeof err)) {
-            error_row(v, SRC_T4, "network setup", err);
+        if (open_bench(&b, nodes[ni], err, sizeof err)) {
+            vd_model_error(v, SRC_T4, "network setup", err);
             rc = -1;
             continue;
         }

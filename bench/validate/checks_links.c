@@ -48,29 +48,6 @@
 #define PUB_004_ADJ_US 0.83
 #define PUB_004_HOP_US 0.57
 
-static int model_error(vd_t *v, const char *src, const char *what, const char *err)
-{
-    char m[200];
-    snprintf(m, sizeof m, "error: %.150s", err);
-    vd_row(v, src, what, "-", m, "-", VD_FAIL);
-    return -1;
-}
-
-static mf_net_t *open_net(const mf_params_t *p, const char *topo, int nodes, mf_topo_t *t,
-                          char *err, size_t len)
-{
-    mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
-    if (mf_topo_parse(topo, &spec, err, len))
-        return NULL;
-    spec.oversub = spec.oversub ? spec.oversub : (int)p->oversub;
-    if (mf_topo_build(&spec, nodes, 1, t, err, len))
-        return NULL;
-    mf_net_t *n = mf_net_create(p, t, err, len);
-    if (!n)
-        mf_topo_free(t);
-    return n;
-}
-
 /* A parameter file of this group: <srcdir>/bench/validate/<name>. */
 static int load_conf(const vd_t *v, const char *name, mf_params_t *p, char *err, size_t len)
 {
@@ -127,7 +104,7 @@ static int check_novog(vd_t *v)
     char err[256], pub[48], mod[64], tol[64], what[160];
     mf_params_t p;
     if (mf_params_load("novog", &p, err, sizeof err))
-        return model_error(v, SRC_000, "novog parameter set", err);
+        return vd_model_error(v, SRC_000, "novog parameter set", err);
     int nlinks = 48, per = v->quick ? 500 : 2000;
     double mean, sd, lo, hi;
     sample_links(&p, nlinks, per, &mean, &sd, &lo, &hi);
@@ -159,7 +136,7 @@ static int run_coll(const mf_params_t *p, const char *topo, int nodes, mf_opcode
                     size_t len)
 {
     mf_topo_t t;
-    mf_net_t *n = open_net(p, topo, nodes, &t, err, len);
+    mf_net_t *n = vd_open_net(p, topo, nodes, &t, err, len);
     if (!n)
         return -1;
     int members[64], P = mf_net_nranks(n), rc = -1;
@@ -196,7 +173,7 @@ static int check_tsunami(vd_t *v)
     char err[256], pub[64], mod[96], what[160], tol[64];
     mf_params_t p, q;
     if (load_conf(v, "tsunami.conf", &p, err, sizeof err))
-        return model_error(v, SRC_002, "tsunami.conf", err);
+        return vd_model_error(v, SRC_002, "tsunami.conf", err);
     double cyc = mf_params_cycle_ns(&p);
     double phits_per_cycle = p.link_gbps * 125.0 / p.clock_mhz / mf_params_phit_bytes(&p);
     uint64_t dlink = mf_params_ns_to_cycles(&p, p.link_latency_ns);
@@ -235,7 +212,7 @@ static int check_tsunami(vd_t *v)
     mf_net_stats_t st;
     if (with_fifo(&p, PUB_002_BOUND, 0, &q, err, sizeof err) ||
         run_coll(&q, "torus:2x1x1", 2, MF_OPC_BCAST, bytes, &cycles, &st, err, sizeof err))
-        return model_error(v, SRC_002, "stream at the RX bound", err);
+        return vd_model_error(v, SRC_002, "stream at the RX bound", err);
     double gbps = bytes * 8.0 / (cycles * cyc);
     snprintf(what, sizeof what, "%llu MiB Bcast, 2 nodes, VC FIFO = %d phits: rate, overflows",
              (unsigned long long)(bytes >> 20), PUB_002_BOUND);
@@ -263,7 +240,7 @@ static int check_tsunami(vd_t *v)
         if (with_fifo(&p, fifo[i], marg[i], &q, err, sizeof err) ||
             run_coll(&q, "torus:4x1x1", 4, MF_OPC_ALLREDUCE, ab, &ac[i], &as[i], err,
                      sizeof err))
-            return model_error(v, SRC_002, "shared-link Allreduce", err);
+            return vd_model_error(v, SRC_002, "shared-link Allreduce", err);
     snprintf(what, sizeof what, "%llu KiB Allreduce, torus:4x1x1, VC FIFO = %d: overflows",
              (unsigned long long)(ab >> 10), PUB_002_BOUND);
     snprintf(mod, sizeof mod, "%llu overflows", (unsigned long long)as[1].fifo_overflows);
@@ -291,15 +268,15 @@ static int check_cuscomnet(vd_t *v)
     char err[256], pub[64], mod[96], what[160];
     mf_params_t p;
     if (load_conf(v, "cuscomnet.conf", &p, err, sizeof err))
-        return model_error(v, SRC_004, "cuscomnet.conf", err);
+        return vd_model_error(v, SRC_004, "cuscomnet.conf", err);
     enum { KMAX = 4, RING = 2 * KMAX };
     double lat_us[KMAX + 1];
     char topo[32];
     mf_topo_t t;
     snprintf(topo, sizeof topo, "torus:%dx1x1", RING);
-    mf_net_t *n = open_net(&p, topo, RING, &t, err, sizeof err);
+    mf_net_t *n = vd_open_net(&p, topo, RING, &t, err, sizeof err);
     if (!n)
-        return model_error(v, SRC_004, "ring of switches", err);
+        return vd_model_error(v, SRC_004, "ring of switches", err);
     int rc = 0;
     /* Zero-byte message between node 0 and node k (k hops along the ring):
      * a Barrier of the two-rank communicator {0, k} sends one header-only
@@ -314,7 +291,7 @@ static int check_cuscomnet(vd_t *v)
         mf_coll_timing_t tm;
         if (mf_comm_setup(n, k, 2, members, err, sizeof err) ||
             mf_coll_once(n, &spec, 2, members, NULL, NULL, at, NULL, &tm, err, sizeof err)) {
-            rc = model_error(v, SRC_004, "zero-byte message", err);
+            rc = vd_model_error(v, SRC_004, "zero-byte message", err);
             goto out;
         }
         lat_us[k] = tm.max_us;
@@ -345,9 +322,9 @@ static int check_cuscomnet(vd_t *v)
     mf_topo_t t2;
     mf_net_t *n2 = NULL;
     if (!mf_params_check(&q, err, sizeof err))
-        n2 = open_net(&q, "torus:2x1x1", 2, &t2, err, sizeof err);
+        n2 = vd_open_net(&q, "torus:2x1x1", 2, &t2, err, sizeof err);
     if (!n2) {
-        rc = model_error(v, SRC_004, "engine overhead", err);
+        rc = vd_model_error(v, SRC_004, "engine overhead", err);
         goto out;
     }
     int pair[2] = {0, 1};
@@ -355,7 +332,7 @@ static int check_cuscomnet(vd_t *v)
     mf_coll_timing_t btm;
     if (mf_comm_setup(n2, 0, 2, pair, err, sizeof err) ||
         mf_coll_once(n2, &bspec, 2, pair, NULL, NULL, 0, NULL, &btm, err, sizeof err))
-        rc = model_error(v, SRC_004, "engine overhead", err);
+        rc = vd_model_error(v, SRC_004, "engine overhead", err);
     mf_net_destroy(n2);
     mf_topo_free(&t2);
     if (rc)

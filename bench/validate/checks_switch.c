@@ -42,31 +42,6 @@
 #define PUB_LINK_NS 440.0
 #define PUB_LINK_GBPS 95.9
 
-/* Report a check that could not run (model error) as a FAIL row. */
-static int model_error(vd_t *v, const char *src, const char *what, const char *err)
-{
-    char m[200];
-    snprintf(m, sizeof m, "error: %.150s", err);
-    vd_row(v, src, what, "-", m, "-", VD_FAIL);
-    return -1;
-}
-
-/* A network of `nodes` nodes, one rank each, on topology `topo`. */
-static mf_net_t *open_net(const mf_params_t *p, const char *topo, int nodes, mf_topo_t *t,
-                          char *err, size_t len)
-{
-    mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
-    if (mf_topo_parse(topo, &spec, err, len))
-        return NULL;
-    spec.oversub = spec.oversub ? spec.oversub : (int)p->oversub;
-    if (mf_topo_build(&spec, nodes, 1, t, err, len))
-        return NULL;
-    mf_net_t *n = mf_net_create(p, t, err, len);
-    if (!n)
-        mf_topo_free(t);
-    return n;
-}
-
 /* Zero-load latency (cycles, creation to tail ejection, mf_traffic_run) of
  * 1-phit unicast packets between the two neighbouring switches of
  * torus:2x1x1, at 0.001 phits/node/cycle (one packet every ~1000 cycles:
@@ -75,7 +50,7 @@ static int one_hop_cycles(const mf_params_t *p, double *avg, double *max, char *
                           size_t len)
 {
     mf_topo_t t;
-    mf_net_t *n = open_net(p, "torus:2x1x1", 2, &t, err, len);
+    mf_net_t *n = vd_open_net(p, "torus:2x1x1", 2, &t, err, len);
     if (!n)
         return -1;
     mf_traffic_cfg_t cfg = {.pattern = MF_TR_NEIGHBOR, .rate = 0.001, .pkt_phits = 1,
@@ -152,7 +127,7 @@ static int check_one_hop(vd_t *v, const mf_params_t *p)
     if (mf_params_check(&q, err, sizeof err) ||
         one_hop_cycles(p, &a_lat, &a_max, err, sizeof err) ||
         one_hop_cycles(&q, &b_lat, &b_max, err, sizeof err))
-        return model_error(v, SRC_T2, "one-hop latency", err);
+        return vd_model_error(v, SRC_T2, "one-hop latency", err);
     double port_ns = (a_lat - b_lat) * cyc + cyc;
     snprintf(mod, sizeof mod, "%.1f ns", port_ns);
     vd_row(v, SRC_T2, "FPGA-to-FPGA latency, port to port (1-hop packet, differential)",
@@ -168,9 +143,9 @@ static int check_stream(vd_t *v, const mf_params_t *p, uint64_t bytes)
 {
     char err[256], mod[64], what[160];
     mf_topo_t t;
-    mf_net_t *n = open_net(p, "torus:2x1x1", 2, &t, err, sizeof err);
+    mf_net_t *n = vd_open_net(p, "torus:2x1x1", 2, &t, err, sizeof err);
     if (!n)
-        return model_error(v, SRC_T2, "streaming Bcast", err);
+        return vd_model_error(v, SRC_T2, "streaming Bcast", err);
     int members[2] = {0, 1}, rc = 0;
     mf_coll_spec_t spec = {.opc = MF_OPC_BCAST, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE,
                            .root = 0, .ctx = 0, .bytes = bytes};
@@ -179,7 +154,7 @@ static int check_stream(vd_t *v, const mf_params_t *p, uint64_t bytes)
     if (mf_comm_setup(n, 0, 2, members, err, sizeof err) ||
         mf_coll_once(n, &spec, 2, members, NULL, NULL, mf_net_now(n), NULL, &tm, err,
                      sizeof err)) {
-        rc = model_error(v, SRC_T2, "streaming Bcast", err);
+        rc = vd_model_error(v, SRC_T2, "streaming Bcast", err);
         goto out;
     }
     mf_net_stats(n, &st);
@@ -206,7 +181,7 @@ int vd_checks_switch(vd_t *v)
     vd_section(v, "switch: 001 Eq. 1 (CT), Eq. 2 (input buffer), Table 2 (U280 link)");
     rc |= check_ct(v);
     if (mf_params_load("u280", &p, err, sizeof err))
-        return model_error(v, "u280", "parameter set", err);
+        return vd_model_error(v, "u280", "parameter set", err);
     rc |= check_min_buf(v, &p);
     rc |= check_one_hop(v, &p);
     /* 4 MiB: the largest OSU size of 001 fig. 8/9 (4 KB to 4 MB) */

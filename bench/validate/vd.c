@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpifpga/model.h"
+#include "net/topo.h"
+#include "params/params.h"
 #include "vd.h"
 
 static const char *const verdict_name[] = {"PASS", "FAIL", "INFO", "MISS"};
@@ -44,6 +47,29 @@ vd_verdict_t vd_within_rel(double modeled, double published, double rel)
 vd_verdict_t vd_within(double modeled, double lo, double hi)
 {
     return modeled >= lo && modeled <= hi ? VD_PASS : VD_FAIL;
+}
+
+int vd_model_error(vd_t *v, const char *source, const char *what, const char *err)
+{
+    char m[200];
+    snprintf(m, sizeof m, "error: %.150s", err);
+    vd_row(v, source, what, "-", m, "-", VD_FAIL);
+    return -1;
+}
+
+mf_net_t *vd_open_net(const mf_params_t *p, const char *topo, int nodes, mf_topo_t *t, char *err,
+                      size_t len)
+{
+    mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
+    if (mf_topo_parse(topo, &spec, err, len))
+        return NULL;
+    spec.oversub = spec.oversub ? spec.oversub : (int)p->oversub;
+    if (mf_topo_build(&spec, nodes, 1, t, err, len))
+        return NULL;
+    mf_net_t *n = mf_net_create(p, t, err, len);
+    if (!n)
+        mf_topo_free(t);
+    return n;
 }
 
 typedef struct {

@@ -33,6 +33,16 @@ vd_verdict_t vd_within_rel(double modeled, double published, double rel); /* |m-
 vd_verdict_t vd_within(double modeled, double lo, double hi);             /* lo <= m <= hi */
 /* Section heading. */
 void vd_section(vd_t *v, const char *title);
+/* A check that could not run (model error): a FAIL row; returns -1. */
+int vd_model_error(vd_t *v, const char *source, const char *what, const char *err);
+
+struct mf_params;
+struct mf_topo;
+struct mf_net;
+/* A network of `nodes` nodes, one rank each, on topology `topo` ("torus",
+ * "torus:XxYxZ", "fattree:R"); NULL with a message in err. */
+struct mf_net *vd_open_net(const struct mf_params *p, const char *topo, int nodes,
+                           struct mf_topo *t, char *err, size_t len);
 
 /* Groups of checks (each file bench/validate/checks_*.c).  Return 0, or -1
  * when a check could not run at all (a model error: printed, counted as a

@@ -301,6 +301,25 @@ static rab_t rab_reduce_scatter(emit_t *e, const uint64_t *cnts, int pof2, int n
     return s;
 }
 
+/* One step of the doubling phase that follows the halving (the gather of
+ * Reduce, the allgather of Allreduce): bytes to send and to receive at
+ * distance `mask`, block indices updated as MPICH does. */
+static void rab_double_step(const uint64_t *cnts, int pof2, int mask, int lower, rab_t *s,
+                            uint64_t *sc, uint64_t *rc)
+{
+    if (lower) {
+        if (mask != pof2 / 2)
+            s->last_idx += pof2 / (mask * 2);
+        s->recv_idx = s->send_idx + pof2 / (mask * 2);
+        *sc = sum_cnts(cnts, s->send_idx, s->recv_idx);
+        *rc = sum_cnts(cnts, s->recv_idx, s->last_idx);
+    } else {
+        s->recv_idx = s->send_idx - pof2 / (mask * 2);
+        *sc = sum_cnts(cnts, s->send_idx, s->last_idx);
+        *rc = sum_cnts(cnts, s->recv_idx, s->send_idx);
+    }
+}
+
 /* reduce_intra_reduce_scatter_gather.c */
 static int reduce_rsg(emit_t *e, const mf_bl_call_t *c, int rank)
 {
@@ -351,17 +370,7 @@ static int reduce_rsg(emit_t *e, const mf_bl_call_t *c, int rank)
                 dst = root;
             int dst_tree = newdst >> j << j, root_tree = newroot >> j << j;
             uint64_t sc, rc;
-            if (newrank < newdst) {
-                if (mask != pof2 / 2)
-                    s.last_idx += pof2 / (mask * 2);
-                s.recv_idx = s.send_idx + pof2 / (mask * 2);
-                sc = sum_cnts(cnts, s.send_idx, s.recv_idx);
-                rc = sum_cnts(cnts, s.recv_idx, s.last_idx);
-            } else {
-                s.recv_idx = s.send_idx - pof2 / (mask * 2);
-                sc = sum_cnts(cnts, s.send_idx, s.last_idx);
-                rc = sum_cnts(cnts, s.recv_idx, s.send_idx);
-            }
+            rab_double_step(cnts, pof2, mask, newrank < newdst, &s, &sc, &rc);
             if (dst_tree == root_tree) {
                 send(e, dst, sc);
                 break;
@@ -428,17 +437,7 @@ static int allreduce_rsag(emit_t *e, const mf_bl_call_t *c, int rank)
             int newdst = newrank ^ mask;
             int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
             uint64_t sc, rc;
-            if (newrank < newdst) {
-                if (mask != pof2 / 2)
-                    s.last_idx += pof2 / (mask * 2);
-                s.recv_idx = s.send_idx + pof2 / (mask * 2);
-                sc = sum_cnts(cnts, s.send_idx, s.recv_idx);
-                rc = sum_cnts(cnts, s.recv_idx, s.last_idx);
-            } else {
-                s.recv_idx = s.send_idx - pof2 / (mask * 2);
-                sc = sum_cnts(cnts, s.send_idx, s.last_idx);
-                rc = sum_cnts(cnts, s.recv_idx, s.send_idx);
-            }
+            rab_double_step(cnts, pof2, mask, newrank < newdst, &s, &sc, &rc);
             sendrecv(e, dst, sc, dst, rc, 0);
             if (newrank > newdst)
                 s.send_idx = s.recv_idx;

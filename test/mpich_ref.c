@@ -29,7 +29,7 @@ typedef int64_t MPI_Aint;
 
 /* ---- event lists ------------------------------------------------------------ */
 
-static int evl_push(ref_evlist_t *l, const ref_ev_t *e)
+int ref_evl_push(ref_evlist_t *l, const ref_ev_t *e)
 {
     if (l->n == l->cap) {
         int nc = l->cap ? 2 * l->cap : 16;
@@ -126,7 +126,7 @@ static MPI_Aint match_size(rctx_t *x, int src, MPI_Aint cap, int *matched)
 static void MPIC_Send(rctx_t *x, int dst, MPI_Aint bytes)
 {
     ref_ev_t e = {REF_SEND, dst, (uint64_t)bytes, -1, 0, 0, 0, 0};
-    if (evl_push(x->out, &e))
+    if (ref_evl_push(x->out, &e))
         x->oom = 1;
 }
 
@@ -136,7 +136,7 @@ static MPI_Aint MPIC_Recv(rctx_t *x, int src, MPI_Aint cap)
     int m;
     MPI_Aint got = match_size(x, src, cap, &m);
     ref_ev_t e = {REF_RECV, -1, 0, src, (uint64_t)got, 0, (uint64_t)cap, m};
-    if (evl_push(x->out, &e))
+    if (ref_evl_push(x->out, &e))
         x->oom = 1;
     return got;
 }
@@ -146,7 +146,7 @@ static MPI_Aint MPIC_Sendrecv(rctx_t *x, int dst, MPI_Aint sbytes, int src, MPI_
     int m;
     MPI_Aint got = match_size(x, src, rcap, &m);
     ref_ev_t e = {REF_SENDRECV, dst, (uint64_t)sbytes, src, (uint64_t)got, 0, (uint64_t)rcap, m};
-    if (evl_push(x->out, &e))
+    if (ref_evl_push(x->out, &e))
         x->oom = 1;
     return got;
 }
@@ -156,7 +156,7 @@ static void MPIR_Reduce_local(rctx_t *x, MPI_Aint count)
     if (count <= 0)
         return; /* MPIR_Reduce_local with count 0 does nothing */
     ref_ev_t e = {REF_REDUCE, -1, 0, -1, 0, (uint64_t)(count * x->esize), 0, 0};
-    if (evl_push(x->out, &e))
+    if (ref_evl_push(x->out, &e))
         x->oom = 1;
 }
 

@@ -66,6 +66,8 @@ int ref_schedule_all(const mf_bl_call_t *c, mf_bl_alg_t alg, ref_evlist_t *out, 
                      size_t errlen);
 
 void ref_evlist_free(ref_evlist_t *l);
+/* Append one event; 0, or -1 out of memory. */
+int ref_evl_push(ref_evlist_t *l, const ref_ev_t *e);
 int ref_ev_equal(const ref_ev_t *a, const ref_ev_t *b);
 /* "SENDRECV ->3 64B <-1 64B", "REDUCE 64B", ... */
 void ref_ev_format(const ref_ev_t *e, char *buf, size_t len);

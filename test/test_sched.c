@@ -86,19 +86,6 @@ static const char *alg_name(mf_bl_alg_t a)
 
 /* ---- sched.c's programs as events ------------------------------------------- */
 
-static int push(ref_evlist_t *l, const ref_ev_t *e)
-{
-    if (l->n == l->cap) {
-        int nc = l->cap ? 2 * l->cap : 16;
-        ref_ev_t *nv = realloc(l->v, (size_t)nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        l->v = nv;
-        l->cap = nc;
-    }
-    l->v[l->n++] = *e;
-    return 0;
-}
 
 static int sched_events(const mf_bl_call_t *c, mf_bl_alg_t alg, int rank, ref_evlist_t *out,
                         char *err, size_t errlen)
@@ -125,11 +112,11 @@ static int sched_events(const mf_bl_call_t *c, mf_bl_alg_t alg, int rank, ref_ev
                 e.speer = s->send_to, e.sbytes = s->send_bytes;
             if (s->recv_from >= 0)
                 e.rpeer = s->recv_from, e.rbytes = s->recv_bytes;
-            push(out, &e);
+            ref_evl_push(out, &e);
         }
         if (s->reduce_bytes > 0) {
             ref_ev_t r = {REF_REDUCE, -1, 0, -1, 0, s->reduce_bytes, 0, 0};
-            push(out, &r);
+            ref_evl_push(out, &r);
         }
     }
     mf_bl_prog_free(&p);
@@ -485,16 +472,16 @@ static void reference_self_checks(void)
         ref_ev_t x0 = {REF_SENDRECV, 1, 8, 1, 8, 0, 0, 0}, x1 = {REF_SENDRECV, 0, 8, 0, 8, 0, 0, 0};
         char e[256];
         int good = 1;
-        push(&l[0], &s0), push(&l[0], &r0), push(&l[1], &s1), push(&l[1], &r1);
+        ref_evl_push(&l[0], &s0), ref_evl_push(&l[0], &r0), ref_evl_push(&l[1], &s1), ref_evl_push(&l[1], &r1);
         good &= ref_check_pairing(l, 2, e, sizeof e);      /* sizes pair up ... */
         good &= !ref_check_progress(l, 2, e, sizeof e);    /* ... but both block in SEND */
-        l[1].n = 0, push(&l[1], &r1), push(&l[1], &s1);    /* 1: RECV then SEND */
+        l[1].n = 0, ref_evl_push(&l[1], &r1), ref_evl_push(&l[1], &s1);    /* 1: RECV then SEND */
         good &= ref_check_progress(l, 2, e, sizeof e);
         l[1].v[0].rbytes = 16;                             /* 0 sends 8, 1 expects 16 */
         good &= !ref_check_pairing(l, 2, e, sizeof e);
-        l[0].n = l[1].n = 0, push(&l[0], &x0), push(&l[1], &x1);
+        l[0].n = l[1].n = 0, ref_evl_push(&l[0], &x0), ref_evl_push(&l[1], &x1);
         good &= ref_check_pairing(l, 2, e, sizeof e) && ref_check_progress(l, 2, e, sizeof e);
-        l[1].n = 0, push(&l[1], &x1), push(&l[1], &s1);    /* an unmatched extra send */
+        l[1].n = 0, ref_evl_push(&l[1], &x1), ref_evl_push(&l[1], &s1);    /* an unmatched extra send */
         good &= !ref_check_pairing(l, 2, e, sizeof e);
         ok(good, "property checks: find a size mismatch, an unmatched send, a send-send deadlock");
         ref_evlist_free(&l[0]);

@@ -74,6 +74,7 @@ typedef struct {
     int size;
     rank_t *rk;
     int *of_grank;      /* comm rank by global rank, -1 if not a member */
+    uint64_t *complete; /* cycle each rank's call returned */
     chan_t *ch;
     size_t chcap, chn;
     event_t *ev;
@@ -540,8 +541,9 @@ static int build(bl_t *b, const mf_coll_spec_t *c, int size, const int *members,
     mf_net_t *n = b->net;
     uint64_t *cnt = calloc((size_t)size, sizeof *cnt);
     b->rk = calloc((size_t)size, sizeof *b->rk);
+    b->complete = calloc((size_t)size, sizeof *b->complete);
     b->of_grank = malloc((size_t)n->nranks * sizeof *b->of_grank);
-    if (!cnt || !b->rk || !b->of_grank) {
+    if (!cnt || !b->rk || !b->complete || !b->of_grank) {
         free(cnt);
         snprintf(err, len, "out of memory");
         return -1;
@@ -580,9 +582,11 @@ static void release(bl_t *b)
         free(b->ch[i].done);
     free(b->ch);
     free(b->rk);
+    free(b->complete);
     free(b->of_grank);
     b->ch = NULL, b->chcap = b->chn = 0;
     b->rk = NULL;
+    b->complete = NULL;
     b->of_grank = NULL;
     b->nev = 0;
 }
@@ -624,24 +628,9 @@ int mf_bl_coll_once(mf_net_t *n, const mf_host_params_t *h, const mf_coll_spec_t
     n->eject_ctx = NULL;
     if (rc)
         goto out;
-    *t = (mf_coll_timing_t){.min_us = 1e300};
-    double sum = 0;
-    for (int i = 0; i < size; i++) {
-        uint64_t end = ceil_cycle(b->rk[i].end), l = end - at;
-        double us = mf_net_cycles_to_us(n, l);
-        if (lat_cycles)
-            lat_cycles[i] = l;
-        sum += us;
-        if (us < t->min_us)
-            t->min_us = us;
-        if (us > t->max_us)
-            t->max_us = us;
-        if (l > t->max_cycles)
-            t->max_cycles = l;
-        if (end > t->end)
-            t->end = end;
-    }
-    t->avg_us = sum / size;
+    for (int i = 0; i < size; i++)
+        b->complete[i] = ceil_cycle(b->rk[i].end);
+    mf_coll_timing_fill(n, at, b->complete, size, lat_cycles, t);
 out:
     release(b);
     return rc;

@@ -59,6 +59,25 @@ static void add_rank(mf_coll_timing_t *t, double us, double *sum)
         t->max_us = us;
 }
 
+void mf_coll_timing_fill(const mf_net_t *n, uint64_t at, const uint64_t *complete, int size,
+                         uint64_t *lat_cycles, mf_coll_timing_t *t)
+{
+    *t = (mf_coll_timing_t){.min_us = 1e300};
+    double sum = 0;
+    for (int i = 0; i < size; i++) {
+        uint64_t l = complete[i] - at;
+        double us = mf_net_cycles_to_us(n, l);
+        if (lat_cycles)
+            lat_cycles[i] = l;
+        add_rank(t, us, &sum);
+        if (l > t->max_cycles)
+            t->max_cycles = l;
+        if (complete[i] > t->end)
+            t->end = complete[i];
+    }
+    t->avg_us = sum / size;
+}
+
 static mf_alg_t pick_alg(const mf_coll_spec_t *c, int size, uint64_t hdr_size)
 {
     size_t es = mf_dtype_size(c->dtype);
@@ -105,20 +124,7 @@ int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
         snprintf(err, len, "%s", cerr);
         goto out;
     }
-    *t = (mf_coll_timing_t){.min_us = 1e300};
-    double sum = 0;
-    for (int i = 0; i < size; i++) {
-        uint64_t l = complete[i] - at;
-        double us = mf_net_cycles_to_us(n, l);
-        if (lat_cycles)
-            lat_cycles[i] = l;
-        add_rank(t, us, &sum);
-        if (l > t->max_cycles)
-            t->max_cycles = l;
-        if (complete[i] > t->end)
-            t->end = complete[i];
-    }
-    t->avg_us = sum / size;
+    mf_coll_timing_fill(n, at, complete, size, lat_cycles, t);
     rc = 0;
 out:
     free(complete);

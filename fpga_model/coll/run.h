@@ -41,6 +41,11 @@ int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
                  mf_buf_t *send, mf_buf_t *recv, uint64_t at, uint64_t *lat_cycles,
                  mf_coll_timing_t *t, char *err, size_t len);
 
+/* Per-rank latencies (complete[i] - at, into lat_cycles if given) and their
+ * spread over ranks, for one call that all members entered at `at`. */
+void mf_coll_timing_fill(const mf_net_t *n, uint64_t at, const uint64_t *complete, int size,
+                         uint64_t *lat_cycles, mf_coll_timing_t *t);
+
 /* OSU-style timing loop: `iters` back-to-back calls, each started when the
  * previous one ended on every rank.  With no link jitter, once an iteration
  * leaves the arbitration state exactly as the one before, the remaining

@@ -1,0 +1,142 @@
+/*
+ * Host <-> switch-engine messages: what libmpifpga (src/) and
+ * mpifpga-switchd (fpga_model/server/) exchange over libfabric
+ * (src/transport/fabric.h).  This is the "PCIe + DMA" of the modeled
+ * system: a rank hands its switch a processor packet (the 8-byte header of
+ * wire.h, built by the host) and the payload; the switch hands back the
+ * result and the modeled completion time.  Layouts: doc/protocol.md,
+ * "Engine messages".  All integers little-endian.
+ *
+ * Every transport message is at most MF_EM_MAX bytes and starts with a
+ * 16-byte mf_em_hdr_t.  A call's payload travels in MF_EM_DATA messages
+ * that carry their byte offset, so arrival order does not matter.
+ */
+#ifndef MPIFPGA_ENGINE_MSG_H
+#define MPIFPGA_ENGINE_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpifpga/wire.h"
+
+#define MF_EM_VERSION 1
+#define MF_EM_MAX 65536u   /* bytes per transport message, header included */
+#define MF_EM_HDR_BYTES 16
+#define MF_EM_DATA_MAX (MF_EM_MAX - MF_EM_HDR_BYTES)
+#define MF_EM_ADDR_MAX 256 /* largest libfabric endpoint name carried */
+#define MF_EM_TEXT_MAX 240 /* error / description strings */
+
+typedef enum {
+    MF_EM_HELLO = 1,  /* rank -> engine: version, nranks, fwd entry, address */
+    MF_EM_WELCOME,    /* engine -> rank: accepted (or why not), network shape */
+    MF_EM_CT_CONFIG,  /* rank -> engine: CT-config packet for row ctx */
+    MF_EM_CT_FREE,    /* rank -> engine: release row ctx */
+    MF_EM_COLL,       /* rank -> engine: one collective call */
+    MF_EM_DATA,       /* either way: a chunk of a call's payload */
+    MF_EM_RESULT,     /* engine -> rank: the call completed / falls back / failed */
+    MF_EM_BYE,        /* rank -> engine: this rank finalizes */
+    MF_EM_TYPE_COUNT
+} mf_em_type_t;
+
+/* Why a call was not offloaded.  Shared so the engine can tell every member
+ * of a call the reason one member voted for fallback (mf_em_coll_t.vote). */
+typedef enum {
+    MF_FB_NONE = 0,
+    MF_FB_DISABLED,       /* MPIFPGA_ENABLE=0, MPIFPGA_COLLS, size thresholds */
+    MF_FB_ENGINE,         /* no engine reachable */
+    MF_FB_INTERCOMM,      /* intercommunicator */
+    MF_FB_COMM_SIZE,      /* communicator of one rank, or larger than 64K */
+    MF_FB_CT_FULL,        /* no CT row free on every member */
+    MF_FB_DATATYPE,       /* predefined type the AgLUs do not implement */
+    MF_FB_DERIVED,        /* derived (user-built) datatype */
+    MF_FB_OP,             /* op the AgLUs do not implement, or not for this type */
+    MF_FB_SIZE,           /* beyond the 29-bit processor-packet size field */
+    MF_FB_THREADS,        /* MPI_THREAD_MULTIPLE: calls may interleave */
+    MF_FB_COUNT
+} mf_fb_reason_t;
+const char *mf_fb_name(mf_fb_reason_t r); /* "datatype", "ct_full", ... */
+
+/* Common header (16 bytes). */
+typedef struct {
+    uint8_t type;   /* mf_em_type_t */
+    uint8_t flags;  /* reserved, 0 */
+    uint16_t pad;
+    uint32_t grank; /* global rank of the sender (rank -> engine) or addressee */
+    uint32_t seq;   /* the rank's call number (COLL / DATA / RESULT) */
+    uint32_t off;   /* DATA: byte offset / MF_EM_DATA_MAX (chunk index) */
+} mf_em_hdr_t;
+
+typedef struct {
+    uint32_t version; /* MF_EM_VERSION */
+    uint32_t nranks;  /* MPI_COMM_WORLD size */
+    uint32_t pid;
+    mf_fwd_entry_t fwd; /* forwarding-table entry of this rank (001 sec. 3.3) */
+    uint16_t addrlen;
+    uint8_t addr[MF_EM_ADDR_MAX]; /* the rank's libfabric endpoint name */
+} mf_em_hello_t;
+
+typedef struct {
+    int32_t status;   /* 0 accepted, else refused (text says why) */
+    uint32_t nranks, nnodes, ppn;
+    uint32_t pid;     /* engine process */
+    double cycle_ns;  /* modeled clock period */
+    char params[32];  /* parameter set name */
+    char topo[64];    /* mf_topo_describe */
+    char text[MF_EM_TEXT_MAX];
+} mf_em_welcome_t;
+
+typedef struct {
+    uint8_t ctx;
+    mf_ct_entry_t entry;
+} mf_em_ct_t; /* CT_CONFIG (entry) and CT_FREE (ctx only) */
+
+typedef struct {
+    mf_proc_hdr_t hdr;   /* processor header as the host built it */
+    uint8_t vote;        /* MF_FB_NONE to offload, else this rank's fallback reason */
+    uint16_t comm_size, comm_rank;
+    uint16_t global0;    /* global rank of comm rank 0: with ctx, names the comm */
+    uint64_t send_bytes; /* payload this rank streams (DATA) */
+    uint64_t recv_bytes; /* result bytes it expects back */
+    uint32_t ncounts;    /* reduce_scatter: comm_size byte counts, else 0 */
+    const uint32_t *counts; /* unpack: points into the message */
+} mf_em_coll_t;
+
+typedef struct {
+    int32_t status;      /* 0 done, 1 fall back to MPI (all members), -1 error */
+    uint8_t reason;      /* status 1: mf_fb_reason_t of the member that voted */
+    uint64_t recv_bytes; /* result bytes that follow in DATA */
+    uint64_t net_cycles; /* modeled: last member's completion - entry */
+    uint64_t rank_cycles;/* modeled: this rank's completion - its entry */
+    double cycle_ns;
+    char text[MF_EM_TEXT_MAX]; /* status -1: what was wrong */
+} mf_em_result_t;
+
+/* Packing: each returns bytes written (header included) or 0 if `cap` is
+ * too small.  out must hold MF_EM_MAX bytes for the bounded messages. */
+size_t mf_em_pack_hdr(const mf_em_hdr_t *h, uint8_t *out);
+size_t mf_em_pack_hello(const mf_em_hdr_t *h, const mf_em_hello_t *b, uint8_t *out, size_t cap);
+size_t mf_em_pack_welcome(const mf_em_hdr_t *h, const mf_em_welcome_t *b, uint8_t *out,
+                          size_t cap);
+size_t mf_em_pack_ct(const mf_em_hdr_t *h, const mf_em_ct_t *b, uint8_t *out, size_t cap);
+size_t mf_em_pack_coll(const mf_em_hdr_t *h, const mf_em_coll_t *b, uint8_t *out, size_t cap);
+size_t mf_em_pack_result(const mf_em_hdr_t *h, const mf_em_result_t *b, uint8_t *out,
+                         size_t cap);
+/* DATA: header + len payload bytes copied from src. */
+size_t mf_em_pack_data(const mf_em_hdr_t *h, const void *src, size_t len, uint8_t *out,
+                       size_t cap);
+
+/* Unpacking: 0, or -1 if the message is short or malformed.  Body pointers
+ * (coll counts, data) point into `in`. */
+int mf_em_unpack_hdr(const uint8_t *in, size_t len, mf_em_hdr_t *h);
+int mf_em_unpack_hello(const uint8_t *in, size_t len, mf_em_hello_t *b);
+int mf_em_unpack_welcome(const uint8_t *in, size_t len, mf_em_welcome_t *b);
+int mf_em_unpack_ct(const uint8_t *in, size_t len, mf_em_ct_t *b, int with_entry);
+int mf_em_unpack_coll(const uint8_t *in, size_t len, mf_em_coll_t *b);
+int mf_em_unpack_result(const uint8_t *in, size_t len, mf_em_result_t *b);
+/* DATA payload: *data / *n point into `in` after the header. */
+int mf_em_unpack_data(const uint8_t *in, size_t len, const uint8_t **data, size_t *n);
+
+/* Byte offset of DATA chunk `idx`. */
+static inline uint64_t mf_em_chunk_off(uint32_t idx) { return (uint64_t)idx * MF_EM_DATA_MAX; }
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * libmpifpga configuration: one table of MPIFPGA_* environment variables
+ * (name, default, help, parser), as UCC maps its config tables to env
+ * vars.  mf_config_load reads them; mpifpga-info prints the table with the
+ * effective values; README.md documents the same table.
+ */
+#ifndef MF_CONFIG_H
+#define MF_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mpifpga/wire.h"
+
+/* Report / selection index of each intercepted collective (the _c
+ * variants count under their base name). */
+typedef enum {
+    MF_C_REDUCE, MF_C_ALLREDUCE, MF_C_BCAST, MF_C_SCATTER, MF_C_GATHER, MF_C_ALLGATHER,
+    MF_C_REDUCE_SCATTER, MF_C_REDUCE_SCATTER_BLOCK, MF_C_BARRIER,
+    MF_C_COUNT
+} mf_coll_id_t;
+const char *mf_coll_id_name(mf_coll_id_t c);     /* "allreduce" */
+const char *mf_coll_id_mpi_name(mf_coll_id_t c); /* "MPI_Allreduce" */
+
+typedef struct {
+    int enable;               /* MPIFPGA_ENABLE */
+    uint32_t colls;           /* MPIFPGA_COLLS: bit per mf_coll_id_t */
+    uint64_t min_bytes;       /* MPIFPGA_MIN_BYTES */
+    uint64_t max_bytes;       /* MPIFPGA_MAX_BYTES (0 = no limit) */
+    uint64_t segment_bytes;   /* MPIFPGA_SEGMENT_BYTES: largest vector piece per call */
+    char device[16];          /* MPIFPGA_DEVICE: model | fpga */
+    char engine[640];         /* MPIFPGA_ENGINE: auto | none | address */
+    char switchd[512];        /* MPIFPGA_SWITCHD: engine program (auto mode) */
+    char topology[64];        /* MPIFPGA_TOPOLOGY (auto mode) */
+    char params[256];         /* MPIFPGA_PARAMS (auto mode) */
+    int ppn;                  /* MPIFPGA_PPN: ranks per modeled node */
+    int ct_slots;             /* MPIFPGA_CT_SLOTS: CT rows per rank (<= 32) */
+    int connect_timeout;      /* MPIFPGA_CONNECT_TIMEOUT, seconds */
+    char provider[64];        /* MPIFPGA_PROVIDER: libfabric provider (auto mode) */
+    int verbose;              /* MPIFPGA_VERBOSE: 0 quiet, 1 summary, 2 + per-comm */
+    char report[512];         /* MPIFPGA_REPORT: JSON report path ("" none) */
+} mf_config_t;
+
+/* Defaults, then the environment.  Returns 0, or -1 with the first bad
+ * variable named in err (cfg then holds defaults for it). */
+int mf_config_load(mf_config_t *cfg, char *err, size_t errlen);
+
+/* One line per variable: name, effective value, default, description. */
+void mf_config_print(const mf_config_t *cfg, FILE *out);
+
+/* Parse a collective list ("all", "allreduce,bcast", "^bcast"). */
+int mf_config_parse_colls(const char *s, uint32_t *mask, char *err, size_t errlen);
+
+#endif

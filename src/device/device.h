@@ -1,0 +1,75 @@
+/*
+ * Devices: where offloaded collectives go, behind one ops table (as
+ * libfabric providers are).  Two backends:
+ *   model  the modeled switch network in mpifpga-switchd, reached over
+ *          libfabric (device_model.c) -- the default
+ *   fpga   MPI-FPGA boards found with hwloc (device_fpga.c); this build
+ *          finds and reports them but has no board driver, so opening it
+ *          fails and every call falls back (reason engine_unavailable)
+ */
+#ifndef MF_DEVICE_H
+#define MF_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "mpifpga/engine_msg.h"
+
+/* Where the engine is and how to reach it (agreed by all ranks at Init). */
+typedef struct {
+    char addr[640];          /* "<provider>/<hex>" (MF_FAB_ADDRSTR_MAX) */
+    int pid;                            /* engine process, 0 if unknown */
+    char host[64];                      /* host it runs on ("" unknown) */
+} mf_engine_loc_t;
+
+/* One collective call of this rank, as the device sees it. */
+typedef struct {
+    mf_proc_hdr_t hdr;       /* processor header (opcode, ctx, alg, op, dtype, root, size) */
+    mf_fb_reason_t vote;     /* MF_FB_NONE, or this rank's reason to fall back */
+    int comm_size, comm_rank, global0;
+    const void *send;        /* send_bytes of payload (NULL if 0) */
+    uint64_t send_bytes;
+    void *recv;              /* room for recv_bytes of result */
+    uint64_t recv_bytes;
+    const uint32_t *counts;  /* reduce_scatter: comm_size byte counts, or NULL */
+    const char *mpi_name;    /* for messages: "MPI_Allreduce" */
+} mf_dev_call_t;
+
+typedef enum { MF_DEV_DONE = 0, MF_DEV_FALLBACK = 1, MF_DEV_ERROR = -1 } mf_dev_status_t;
+
+typedef struct {
+    mf_dev_status_t status;
+    mf_fb_reason_t reason;   /* MF_DEV_FALLBACK: why */
+    double net_us;           /* modeled time of the call in the network */
+    char text[MF_EM_TEXT_MAX + 80]; /* MF_DEV_ERROR: what went wrong */
+} mf_dev_result_t;
+
+typedef struct mf_device mf_device_t;
+
+typedef struct {
+    const char *name;
+    /* Connect rank `grank` of `nranks`; node/port: its forwarding entry. */
+    int (*open)(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int nranks, int node,
+                int port, int timeout_s, char *err, size_t len);
+    int (*ct_config)(mf_device_t *d, int ctx, const mf_ct_entry_t *e, char *err, size_t len);
+    int (*ct_free)(mf_device_t *d, int ctx, char *err, size_t len);
+    /* Run one call to completion (or fallback / error verdict). */
+    int (*coll)(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r);
+    void (*close)(mf_device_t *d); /* says goodbye, frees */
+    /* Text for mpifpga-info / the report: "engine tcp;ofi_rxm/... (torus ...)". */
+    const char *(*describe)(mf_device_t *d);
+} mf_device_ops_t;
+
+struct mf_device {
+    const mf_device_ops_t *ops;
+    void *priv;
+};
+
+extern const mf_device_ops_t mf_device_model_ops;
+extern const mf_device_ops_t mf_device_fpga_ops;
+
+/* The ops table named by MPIFPGA_DEVICE. */
+const mf_device_ops_t *mf_device_lookup(const char *name);
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * The "model" device: collectives go to mpifpga-switchd, which runs them
+ * in the modeled switch network (include/mpifpga/engine_msg.h over
+ * src/transport/fabric.h).  One call at a time per rank: COLL, the
+ * payload as DATA chunks, then wait for the result's DATA and RESULT.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device/device.h"
+#include "transport/fabric.h"
+
+#define WAIT_SLICE_MS 1000 /* how often a waiting rank checks the engine is alive */
+
+typedef struct {
+    mf_fab_t *fab;
+    mf_fab_peer_t engine;
+    int grank;
+    uint32_t seq;
+    mf_engine_loc_t loc;
+    int engine_local;        /* engine on this host: its pid can be checked */
+    mf_em_welcome_t welcome;
+    char desc[1024];
+    uint8_t msg[MF_EM_MAX];
+} model_t;
+
+static model_t *M(mf_device_t *d) { return d->priv; }
+
+static int engine_gone(const model_t *m)
+{
+    return m->engine_local && kill(m->loc.pid, 0) == -1 && errno == ESRCH;
+}
+
+static void gone_msg(const model_t *m, const char *during, char *err, size_t len)
+{
+    snprintf(err, len,
+             "the switch engine (mpifpga-switchd, pid %d) exited %s; see its messages above, "
+             "then rerun (or set MPIFPGA_ENABLE=0 to run without offload)",
+             m->loc.pid, during);
+}
+
+static int send_msg(model_t *m, size_t n, char *err, size_t len)
+{
+    if (n == 0) {
+        snprintf(err, len, "internal error: message does not fit the %u-byte limit", MF_EM_MAX);
+        return -1;
+    }
+    return mf_fab_send(m->fab, m->engine, m->msg, n, err, len);
+}
+
+/* Receive one message within `ms`; 0 timeout, >0 length, -1 error. */
+static ssize_t recv_msg(model_t *m, int ms, const uint8_t **msg, void **tok, char *err,
+                        size_t len)
+{
+    return mf_fab_recv(m->fab, ms, msg, tok, err, len);
+}
+
+static int wait_welcome(model_t *m, int timeout_s, char *err, size_t len)
+{
+    for (int waited = 0; waited < timeout_s * 1000; waited += WAIT_SLICE_MS) {
+        const uint8_t *msg;
+        void *tok;
+        ssize_t n = recv_msg(m, WAIT_SLICE_MS, &msg, &tok, err, len);
+        if (n < 0)
+            return -1;
+        if (n == 0) {
+            if (engine_gone(m))
+                return gone_msg(m, "before this rank connected", err, len), -1;
+            continue;
+        }
+        int rc = mf_em_unpack_welcome(msg, (size_t)n, &m->welcome);
+        mf_fab_release(m->fab, tok);
+        if (rc) {
+            snprintf(err, len, "the engine answered HELLO with a malformed message");
+            return -1;
+        }
+        if (m->welcome.status) {
+            snprintf(err, len, "the engine refused this rank: %s", m->welcome.text);
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(err, len,
+             "no answer from the switch engine at %.60s within %d s "
+             "(MPIFPGA_CONNECT_TIMEOUT); is mpifpga-switchd running for this job?",
+             m->loc.addr, timeout_s);
+    return -1;
+}
+
+static int hello(model_t *m, int nranks, int node, int port, char *err, size_t len)
+{
+    mf_em_hello_t h = {.version = MF_EM_VERSION, .nranks = (uint32_t)nranks,
+                       .pid = (uint32_t)getpid(),
+                       .fwd = {.rank = (uint16_t)m->grank, .node = (uint16_t)node,
+                               .port = (uint8_t)port}};
+    size_t alen = sizeof h.addr;
+    if (mf_fab_name(m->fab, h.addr, &alen)) {
+        snprintf(err, len, "cannot read this rank's libfabric address");
+        return -1;
+    }
+    h.addrlen = (uint16_t)alen;
+    mf_em_hdr_t eh = {.type = MF_EM_HELLO, .grank = (uint32_t)m->grank};
+    return send_msg(m, mf_em_pack_hello(&eh, &h, m->msg, sizeof m->msg), err, len);
+}
+
+/* Provider part of "<provider>/<hex>". */
+static int addr_provider(const char *addr, char *prov, size_t n)
+{
+    const char *slash = strrchr(addr, '/');
+    if (!slash || (size_t)(slash - addr) >= n || slash == addr)
+        return -1;
+    memcpy(prov, addr, (size_t)(slash - addr));
+    prov[slash - addr] = 0;
+    return 0;
+}
+
+static int model_open(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int nranks,
+                      int node, int port, int timeout_s, char *err, size_t len)
+{
+    char prov[64], host[64] = "";
+    model_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return snprintf(err, len, "out of memory"), -1;
+    d->priv = m;
+    m->grank = grank;
+    m->loc = *loc;
+    gethostname(host, sizeof host - 1);
+    m->engine_local = loc->pid > 0 && !strcmp(host, loc->host);
+    if (addr_provider(loc->addr, prov, sizeof prov)) {
+        snprintf(err, len, "engine address '%.80s' is not '<provider>/<hex>'", loc->addr);
+        return -1;
+    }
+    if (mf_fab_open(prov, 8, &m->fab, err, len) ||
+        mf_fab_peer_from_string(m->fab, loc->addr, &m->engine, err, len) ||
+        hello(m, nranks, node, port, err, len) || wait_welcome(m, timeout_s, err, len))
+        return -1;
+    snprintf(m->desc, sizeof m->desc,
+             "switch engine pid %d at %s: %s, %u nodes x %u ranks, params %s, %.3f ns/cycle",
+             (int)m->welcome.pid, loc->addr, m->welcome.topo, m->welcome.nnodes,
+             m->welcome.ppn, m->welcome.params, m->welcome.cycle_ns);
+    return 0;
+}
+
+static int model_ct(mf_device_t *d, int type, int ctx, const mf_ct_entry_t *e, char *err,
+                    size_t len)
+{
+    model_t *m = M(d);
+    mf_em_hdr_t h = {.type = (uint8_t)type, .grank = (uint32_t)m->grank};
+    mf_em_ct_t b = {.ctx = (uint8_t)ctx};
+    if (e)
+        b.entry = *e;
+    return send_msg(m, mf_em_pack_ct(&h, &b, m->msg, sizeof m->msg), err, len);
+}
+
+static int model_ct_config(mf_device_t *d, int ctx, const mf_ct_entry_t *e, char *err,
+                           size_t len)
+{
+    return model_ct(d, MF_EM_CT_CONFIG, ctx, e, err, len);
+}
+
+static int model_ct_free(mf_device_t *d, int ctx, char *err, size_t len)
+{
+    return model_ct(d, MF_EM_CT_FREE, ctx, NULL, err, len);
+}
+
+static int send_call(model_t *m, const mf_dev_call_t *c, char *err, size_t len)
+{
+    mf_em_hdr_t h = {.type = MF_EM_COLL, .grank = (uint32_t)m->grank, .seq = m->seq};
+    mf_em_coll_t b = {.hdr = c->hdr, .vote = (uint8_t)c->vote,
+                      .comm_size = (uint16_t)c->comm_size, .comm_rank = (uint16_t)c->comm_rank,
+                      .global0 = (uint16_t)c->global0,
+                      .send_bytes = c->vote ? 0 : c->send_bytes,
+                      .recv_bytes = c->vote ? 0 : c->recv_bytes,
+                      .ncounts = c->counts ? (uint32_t)c->comm_size : 0, .counts = c->counts};
+    if (send_msg(m, mf_em_pack_coll(&h, &b, m->msg, sizeof m->msg), err, len))
+        return -1;
+    h.type = MF_EM_DATA;
+    for (uint64_t off = 0; off < b.send_bytes; off += MF_EM_DATA_MAX) {
+        uint64_t n = b.send_bytes - off < MF_EM_DATA_MAX ? b.send_bytes - off : MF_EM_DATA_MAX;
+        h.off = (uint32_t)(off / MF_EM_DATA_MAX);
+        size_t w = mf_em_pack_data(&h, (const uint8_t *)c->send + off, (size_t)n, m->msg,
+                                   sizeof m->msg);
+        if (send_msg(m, w, err, len))
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    int have_result;
+    mf_em_result_t res;
+    uint64_t got;  /* result bytes received */
+} wait_t;
+
+/* Account one engine message for the call in flight. */
+static int take_msg(model_t *m, const mf_dev_call_t *c, const uint8_t *msg, size_t n, wait_t *w,
+                    char *err, size_t len)
+{
+    mf_em_hdr_t h;
+    if (mf_em_unpack_hdr(msg, n, &h) || h.seq != m->seq) {
+        snprintf(err, len, "unexpected message from the engine (type %u, call %u, expected %u)",
+                 msg[0], h.seq, m->seq);
+        return -1;
+    }
+    if (h.type == MF_EM_RESULT) {
+        if (mf_em_unpack_result(msg, n, &w->res))
+            return snprintf(err, len, "malformed RESULT from the engine"), -1;
+        w->have_result = 1;
+        return 0;
+    }
+    const uint8_t *data;
+    size_t dn;
+    uint64_t off = mf_em_chunk_off(h.off);
+    if (h.type != MF_EM_DATA || mf_em_unpack_data(msg, n, &data, &dn) ||
+        off + dn > c->recv_bytes) {
+        snprintf(err, len, "malformed or out-of-range result data from the engine");
+        return -1;
+    }
+    if (c->recv) /* NULL: the caller does not want this result */
+        memcpy((uint8_t *)c->recv + off, data, dn);
+    w->got += dn;
+    return 0;
+}
+
+static int wait_result(model_t *m, const mf_dev_call_t *c, wait_t *w, char *err, size_t len)
+{
+    while (!w->have_result || (w->res.status == 0 && w->got < w->res.recv_bytes)) {
+        const uint8_t *msg;
+        void *tok;
+        ssize_t n = recv_msg(m, WAIT_SLICE_MS, &msg, &tok, err, len);
+        if (n < 0)
+            return -1;
+        if (n == 0) {
+            if (engine_gone(m)) {
+                char during[80];
+                snprintf(during, sizeof during, "during %s", c->mpi_name);
+                gone_msg(m, during, err, len);
+                return -1;
+            }
+            continue;
+        }
+        int rc = take_msg(m, c, msg, (size_t)n, w, err, len);
+        mf_fab_release(m->fab, tok);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+static int model_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r)
+{
+    model_t *m = M(d);
+    wait_t w = {0};
+    *r = (mf_dev_result_t){.status = MF_DEV_ERROR};
+    m->seq++;
+    if (send_call(m, c, r->text, sizeof r->text) || wait_result(m, c, &w, r->text, sizeof r->text))
+        return -1;
+    if (w.res.status == 1) {
+        r->status = MF_DEV_FALLBACK;
+        r->reason = w.res.reason < MF_FB_COUNT ? (mf_fb_reason_t)w.res.reason : MF_FB_DATATYPE;
+        return 0;
+    }
+    if (w.res.status != 0) {
+        snprintf(r->text, sizeof r->text, "%s", w.res.text);
+        return -1;
+    }
+    r->status = MF_DEV_DONE;
+    r->net_us = (double)w.res.net_cycles * w.res.cycle_ns / 1000.0;
+    return 0;
+}
+
+static void model_close(mf_device_t *d)
+{
+    model_t *m = M(d);
+    if (!m)
+        return;
+    if (m->fab) {
+        char err[256];
+        mf_em_hdr_t h = {.type = MF_EM_BYE, .grank = (uint32_t)m->grank};
+        size_t n = mf_em_pack_hdr(&h, m->msg);
+        if (!engine_gone(m) && (mf_fab_send(m->fab, m->engine, m->msg, n, err, sizeof err) ||
+                                mf_fab_flush(m->fab, 2000, err, sizeof err)))
+            fprintf(stderr, "mpifpga: rank %d: saying goodbye to the engine: %s\n", m->grank, err);
+        mf_fab_close(m->fab);
+    }
+    free(m);
+    d->priv = NULL;
+}
+
+static const char *model_describe(mf_device_t *d) { return M(d) ? M(d)->desc : "model (closed)"; }
+
+const mf_device_ops_t mf_device_model_ops = {
+    .name = "model",
+    .open = model_open,
+    .ct_config = model_ct_config,
+    .ct_free = model_ct_free,
+    .coll = model_coll,
+    .close = model_close,
+    .describe = model_describe,
+};

@@ -1,0 +1,280 @@
+/*
+ * The intercepted collectives.  Each public MPI_ function (and its MPI-4
+ * large-count _c twin, coll_c.c) describes its call in bytes (mf_call_t),
+ * hands it to mf_offload(), and runs the PMPI_ function when that falls
+ * back.  Buffers per collective follow doc/protocol.md ("size") and
+ * test/ref_coll.h: e.g. gather's root receives P blocks.
+ */
+#include <stdlib.h>
+
+#include "intercept/coll.h"
+#include "intercept/host.h"
+#include "intercept/offload.h"
+#include "select/select.h"
+
+static int comm_rank(MPI_Comm c)
+{
+    int r = 0;
+    PMPI_Comm_rank(c, &r);
+    return r;
+}
+
+static int comm_size(MPI_Comm c)
+{
+    int s = 1;
+    PMPI_Comm_size(c, &s);
+    return s;
+}
+
+static uint64_t type_size(MPI_Datatype t)
+{
+    int s = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &s) != MPI_SUCCESS || s < 0)
+        return 0;
+    return (uint64_t)s;
+}
+
+/* Reductions: lane type and op, or the reason not to. */
+static void reduction(mf_call_t *c, MPI_Datatype t, MPI_Op op, uint64_t count)
+{
+    int es = 0;
+    c->local = mf_select_op_known(op);
+    c->vote = mf_select_reduce(t, op, &c->dt, &c->op, &es);
+    c->esize = type_size(t) ? (size_t)type_size(t) : 1;
+    c->block = count * type_size(t);
+}
+
+/* Data movers: any predefined type moves as bytes.  The first reason
+ * found among this rank's types is its vote. */
+static void mover(mf_call_t *c, MPI_Datatype t, uint64_t count)
+{
+    int es = 0;
+    mf_fb_reason_t r = mf_select_move_type(t, &es);
+    if (r && !c->vote)
+        c->vote = r;
+    c->dt = MF_DT_UINT8;
+    c->op = MF_OP_SUM;
+    c->esize = 1;
+    c->block = count * type_size(t);
+}
+
+int mf_allreduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op,
+                 MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_ALLREDUCE, .opc = MF_OPC_ALLREDUCE, .comm = comm};
+    reduction(&c, t, op, count);
+    c.send = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    c.send_bytes = c.recv_bytes = c.block;
+    c.recv = rbuf;
+    return mf_offload(&c, rc);
+}
+
+int mf_reduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op, int root,
+              MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_REDUCE, .opc = MF_OPC_REDUCE, .comm = comm, .root = root};
+    int me = comm_rank(comm) == root;
+    reduction(&c, t, op, count);
+    c.send = me && sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    c.send_bytes = c.block;
+    c.recv = me ? rbuf : NULL;
+    c.recv_bytes = me ? c.block : 0;
+    return mf_offload(&c, rc);
+}
+
+int mf_bcast(void *buf, uint64_t count, MPI_Datatype t, int root, MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_BCAST, .opc = MF_OPC_BCAST, .comm = comm, .root = root};
+    int me = comm_rank(comm) == root;
+    mover(&c, t, count);
+    c.send = me ? buf : NULL;
+    c.send_bytes = me ? c.block : 0;
+    c.recv = me ? NULL : buf; /* the root already holds the data */
+    c.recv_bytes = c.block;
+    return mf_offload(&c, rc);
+}
+
+int mf_scatter(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
+               uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_SCATTER, .opc = MF_OPC_SCATTER, .comm = comm, .root = root};
+    int me = comm_rank(comm) == root, in_place = me && rbuf == MPI_IN_PLACE;
+    if (!in_place)
+        mover(&c, rtype, rcount);
+    if (me)
+        mover(&c, stype, scount);
+    c.send = me ? sbuf : NULL;
+    c.send_bytes = me ? c.block * (uint64_t)comm_size(comm) : 0;
+    c.recv = in_place ? NULL : rbuf;
+    c.recv_bytes = c.block;
+    return mf_offload(&c, rc);
+}
+
+int mf_gather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
+              uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_GATHER, .opc = MF_OPC_GATHER, .comm = comm, .root = root};
+    int me = comm_rank(comm) == root, in_place = me && sbuf == MPI_IN_PLACE;
+    if (!in_place)
+        mover(&c, stype, scount);
+    if (me)
+        mover(&c, rtype, rcount);
+    c.send = in_place ? (const uint8_t *)rbuf + (uint64_t)root * c.block : sbuf;
+    c.send_bytes = c.block;
+    c.recv = me ? rbuf : NULL;
+    c.recv_bytes = me ? c.block * (uint64_t)comm_size(comm) : 0;
+    return mf_offload(&c, rc);
+}
+
+int mf_allgather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
+                 uint64_t rcount, MPI_Datatype rtype, MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_ALLGATHER, .opc = MF_OPC_ALLGATHER, .comm = comm};
+    int in_place = sbuf == MPI_IN_PLACE;
+    if (!in_place)
+        mover(&c, stype, scount);
+    mover(&c, rtype, rcount);
+    c.send = in_place ? (const uint8_t *)rbuf + (uint64_t)comm_rank(comm) * c.block : sbuf;
+    c.send_bytes = c.block;
+    c.recv = rbuf;
+    c.recv_bytes = c.block * (uint64_t)comm_size(comm);
+    return mf_offload(&c, rc);
+}
+
+int mf_reduce_scatter(const void *sbuf, void *rbuf, const uint64_t *counts, MPI_Datatype t,
+                      MPI_Op op, MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_REDUCE_SCATTER, .opc = MF_OPC_REDUCE_SCATTER, .comm = comm};
+    int p = comm_size(comm), me = comm_rank(comm);
+    uint64_t *bytes = malloc((size_t)p * sizeof *bytes), total = 0;
+    if (!bytes)
+        return 0; /* let MPI do it */
+    reduction(&c, t, op, 0);
+    for (int i = 0; i < p; i++)
+        total += bytes[i] = counts[i] * type_size(t);
+    c.block = total;
+    c.counts = bytes;
+    c.send = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    c.send_bytes = total;
+    c.recv = rbuf;
+    c.recv_bytes = bytes[me];
+    int handled = mf_offload(&c, rc);
+    free(bytes);
+    return handled;
+}
+
+int mf_reduce_scatter_block(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t,
+                            MPI_Op op, MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_REDUCE_SCATTER_BLOCK, .opc = MF_OPC_REDUCE_SCATTER, .comm = comm};
+    reduction(&c, t, op, count);
+    c.send = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    c.send_bytes = c.block * (uint64_t)comm_size(comm);
+    c.recv = rbuf;
+    c.recv_bytes = c.block;
+    return mf_offload(&c, rc);
+}
+
+int mf_barrier(MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_BARRIER, .opc = MF_OPC_BARRIER, .comm = comm,
+                   .dt = MF_DT_UINT8, .esize = 1};
+    return mf_offload(&c, rc);
+}
+
+/* ---- the MPI interface ---------------------------------------------------- */
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    if (count >= 0 && mf_allreduce(sendbuf, recvbuf, (uint64_t)count, datatype, op, comm, &rc))
+        return rc;
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    int rc;
+    if (count >= 0 &&
+        mf_reduce(sendbuf, recvbuf, (uint64_t)count, datatype, op, root, comm, &rc))
+        return rc;
+    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    int rc;
+    if (count >= 0 && mf_bcast(buffer, (uint64_t)count, datatype, root, comm, &rc))
+        return rc;
+    return PMPI_Bcast(buffer, count, datatype, root, comm);
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rc;
+    if (sendcount >= 0 && recvcount >= 0 &&
+        mf_scatter(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                   recvtype, root, comm, &rc))
+        return rc;
+    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rc;
+    if (sendcount >= 0 && recvcount >= 0 &&
+        mf_gather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                  recvtype, root, comm, &rc))
+        return rc;
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int rc;
+    if (sendcount >= 0 && recvcount >= 0 &&
+        mf_allgather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                     recvtype, comm, &rc))
+        return rc;
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc, p = 0, ok = recvcounts != NULL;
+    uint64_t *counts = NULL;
+    PMPI_Comm_size(comm, &p);
+    if (ok && p > 0 && (counts = malloc((size_t)p * sizeof *counts)))
+        for (int i = 0; i < p; i++)
+            ok &= recvcounts[i] >= 0, counts[i] = recvcounts[i] < 0 ? 0 : (uint64_t)recvcounts[i];
+    int handled = counts && ok &&
+                  mf_reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm, &rc);
+    free(counts);
+    if (handled)
+        return rc;
+    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    if (recvcount >= 0 &&
+        mf_reduce_scatter_block(sendbuf, recvbuf, (uint64_t)recvcount, datatype, op, comm, &rc))
+        return rc;
+    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    int rc;
+    if (mf_barrier(comm, &rc))
+        return rc;
+    return PMPI_Barrier(comm);
+}

@@ -1,0 +1,31 @@
+/*
+ * Shared bodies of the intercepted collectives (coll.c), with 64-bit
+ * counts so MPI_X and MPI_X_c use the same code.  Each returns 1 when it
+ * handled the call (*rc is the MPI return code), 0 when the caller must
+ * run the PMPI_ function.
+ */
+#ifndef MF_COLL_H
+#define MF_COLL_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+int mf_allreduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op,
+                 MPI_Comm comm, int *rc);
+int mf_reduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op, int root,
+              MPI_Comm comm, int *rc);
+int mf_bcast(void *buf, uint64_t count, MPI_Datatype t, int root, MPI_Comm comm, int *rc);
+int mf_scatter(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
+               uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc);
+int mf_gather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
+              uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc);
+int mf_allgather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
+                 uint64_t rcount, MPI_Datatype rtype, MPI_Comm comm, int *rc);
+/* counts: comm-size element counts (not bytes). */
+int mf_reduce_scatter(const void *sbuf, void *rbuf, const uint64_t *counts, MPI_Datatype t,
+                      MPI_Op op, MPI_Comm comm, int *rc);
+int mf_reduce_scatter_block(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t,
+                            MPI_Op op, MPI_Comm comm, int *rc);
+int mf_barrier(MPI_Comm comm, int *rc);
+
+#endif

@@ -1,0 +1,93 @@
+/* MPI-4 large-count variants: the same bodies as coll.c, MPI_Count counts. */
+#include <stdlib.h>
+
+#include "intercept/coll.h"
+
+int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    if (count >= 0 && mf_allreduce(sendbuf, recvbuf, (uint64_t)count, datatype, op, comm, &rc))
+        return rc;
+    return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op, int root, MPI_Comm comm)
+{
+    int rc;
+    if (count >= 0 &&
+        mf_reduce(sendbuf, recvbuf, (uint64_t)count, datatype, op, root, comm, &rc))
+        return rc;
+    return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    int rc;
+    if (count >= 0 && mf_bcast(buffer, (uint64_t)count, datatype, root, comm, &rc))
+        return rc;
+    return PMPI_Bcast_c(buffer, count, datatype, root, comm);
+}
+
+int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rc;
+    if (sendcount >= 0 && recvcount >= 0 &&
+        mf_scatter(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                   recvtype, root, comm, &rc))
+        return rc;
+    return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                          comm);
+}
+
+int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rc;
+    if (sendcount >= 0 && recvcount >= 0 &&
+        mf_gather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                  recvtype, root, comm, &rc))
+        return rc;
+    return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm);
+}
+
+int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int rc;
+    if (sendcount >= 0 && recvcount >= 0 &&
+        mf_allgather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                     recvtype, comm, &rc))
+        return rc;
+    return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc, p = 0, ok = recvcounts != NULL;
+    uint64_t *counts = NULL;
+    PMPI_Comm_size(comm, &p);
+    if (ok && p > 0 && (counts = malloc((size_t)p * sizeof *counts)))
+        for (int i = 0; i < p; i++)
+            ok &= recvcounts[i] >= 0, counts[i] = recvcounts[i] < 0 ? 0 : (uint64_t)recvcounts[i];
+    int handled = counts && ok &&
+                  mf_reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm, &rc);
+    free(counts);
+    if (handled)
+        return rc;
+    return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    if (recvcount >= 0 &&
+        mf_reduce_scatter_block(sendbuf, recvbuf, (uint64_t)recvcount, datatype, op, comm, &rc))
+        return rc;
+    return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}

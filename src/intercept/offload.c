@@ -1,0 +1,166 @@
+/* The offload decision and one call through the device (offload.h). */
+#include <stdlib.h>
+
+#include "intercept/host.h"
+#include "intercept/offload.h"
+#include "mpifpga/ct.h"
+
+static int fall_back(const mf_call_t *c, mf_fb_reason_t r)
+{
+    mf_host.rep.c[c->id].fallback[r]++;
+    return 0;
+}
+
+static int segmentable(const mf_call_t *c)
+{
+    return c->opc == MF_OPC_BCAST || c->opc == MF_OPC_REDUCE || c->opc == MF_OPC_ALLREDUCE;
+}
+
+static int moves_nothing(const mf_call_t *c, int size)
+{
+    if (c->opc == MF_OPC_BARRIER)
+        return 0;
+    if (c->counts) {
+        for (int i = 0; i < size; i++)
+            if (c->counts[i])
+                return 0;
+        return 1;
+    }
+    return c->block == 0;
+}
+
+/* Reasons every member of the call decides alike. */
+static mf_fb_reason_t shared_reason(const mf_call_t *c, const mf_comm_t *cs)
+{
+    const mf_config_t *cfg = &mf_host.cfg;
+    if (!mf_host.active)
+        return mf_host.off_reason;
+    if (!(cfg->colls & (1u << c->id)))
+        return MF_FB_DISABLED;
+    if (c->local)
+        return c->local;
+    if (cs->ctx < 0)
+        return cs->reason;
+    if (c->block < cfg->min_bytes || (cfg->max_bytes && c->block > cfg->max_bytes))
+        return MF_FB_DISABLED;
+    if (!segmentable(c) && c->block > MF_PROC_MAX_SIZE)
+        return MF_FB_SIZE;
+    if (c->counts) {
+        if ((size_t)cs->size * 4 + 64 > MF_EM_MAX)
+            return MF_FB_SIZE; /* the counts do not fit one COLL message */
+        for (int i = 0; i < cs->size; i++)
+            if (c->counts[i] > UINT32_MAX)
+                return MF_FB_SIZE;
+    }
+    return MF_FB_NONE;
+}
+
+/* Processor-header size: reduce_scatter with counts carries the vector
+ * bytes per rank (rounded down to elements) like mf_osu_hdr_size; the
+ * counts travel beside it. */
+static uint64_t header_size(const mf_call_t *c, int size, uint64_t piece)
+{
+    if (!c->counts)
+        return piece;
+    uint64_t total = 0;
+    for (int i = 0; i < size; i++)
+        total += c->counts[i];
+    return total / c->esize / (uint64_t)size * c->esize;
+}
+
+static void fill_call(const mf_call_t *c, const mf_comm_t *cs, uint64_t hsize,
+                      const uint32_t *counts, mf_dev_call_t *d)
+{
+    *d = (mf_dev_call_t){
+        .hdr = {.opcode = (uint8_t)c->opc, .ctx = (uint8_t)cs->ctx,
+                .alg = (uint8_t)mf_coll_alg(c->opc, (unsigned)cs->size, hsize,
+                                            hsize / c->esize),
+                .op = (uint8_t)c->op, .dtype = (uint8_t)c->dt, .root = (uint16_t)c->root,
+                .size = (uint32_t)hsize},
+        .vote = c->vote, .comm_size = cs->size, .comm_rank = cs->rank,
+        .global0 = cs->global0, .send = c->send, .send_bytes = c->send_bytes,
+        .recv = c->recv, .recv_bytes = c->recv_bytes, .counts = counts,
+        .mpi_name = mf_coll_id_mpi_name(c->id)};
+}
+
+/* One device call; 1 done / error raised (*rc), 0 fall back. */
+static int run_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
+{
+    mf_dev_result_t r;
+    mf_coll_stats_t *st = &mf_host.rep.c[c->id];
+    if (mf_host.dev.ops->coll(&mf_host.dev, d, &r) || r.status == MF_DEV_ERROR) {
+        *rc = mf_raise(c->comm, r.text);
+        return 1;
+    }
+    if (r.status == MF_DEV_FALLBACK)
+        return fall_back(c, r.reason);
+    st->modeled_us += r.net_us;
+    *rc = MPI_SUCCESS;
+    return 1;
+}
+
+/* Bcast / reduce / allreduce longer than MPIFPGA_SEGMENT_BYTES: one call
+ * per piece (every member cuts the same pieces: the vector is the same). */
+static int run_pieces(const mf_call_t *c, const mf_comm_t *cs, int *rc)
+{
+    uint64_t seg = mf_host.cfg.segment_bytes / c->esize * c->esize;
+    for (uint64_t off = 0; off < c->block; off += seg) {
+        uint64_t n = c->block - off < seg ? c->block - off : seg;
+        mf_call_t p = *c;
+        mf_dev_call_t d;
+        p.send = c->send_bytes ? (const uint8_t *)c->send + off : NULL;
+        p.send_bytes = c->send_bytes ? n : 0;
+        p.recv = c->recv ? (uint8_t *)c->recv + off : NULL;
+        p.recv_bytes = c->recv_bytes ? n : 0;
+        fill_call(&p, cs, n, NULL, &d);
+        if (!run_one(&p, &d, rc))
+            return 0;
+        if (*rc != MPI_SUCCESS)
+            return 1;
+    }
+    return 1;
+}
+
+static int run(const mf_call_t *c, const mf_comm_t *cs, int *rc)
+{
+    uint32_t *counts = NULL;
+    mf_dev_call_t d;
+    int handled;
+    if (segmentable(c) && !c->vote && c->block > mf_host.cfg.segment_bytes)
+        return run_pieces(c, cs, rc);
+    if (c->counts) {
+        counts = malloc((size_t)cs->size * sizeof *counts);
+        if (!counts)
+            return fall_back(c, MF_FB_SIZE);
+        for (int i = 0; i < cs->size; i++)
+            counts[i] = (uint32_t)c->counts[i];
+    }
+    fill_call(c, cs, header_size(c, cs->size, c->block), counts, &d);
+    handled = run_one(c, &d, rc);
+    free(counts);
+    return handled;
+}
+
+int mf_offload(mf_call_t *c, int *rc)
+{
+    if (!mf_host.initialized)
+        return 0;
+    mf_coll_stats_t *st = &mf_host.rep.c[c->id];
+    mf_report_call(&mf_host.rep, c->id, c->block);
+    const mf_comm_t *cs = mf_host.active ? mf_comm_get(c->comm) : NULL;
+    static const mf_comm_t off = {.ctx = -1};
+    mf_fb_reason_t r = shared_reason(c, cs ? cs : &off);
+    if (r)
+        return fall_back(c, r);
+    if (moves_nothing(c, cs->size)) {
+        st->empty++;
+        return 0;
+    }
+    if (!run(c, cs, rc))
+        return 0;
+    if (*rc == MPI_SUCCESS) {
+        st->offloaded++;
+        st->offloaded_bytes += c->block;
+    }
+    return 1;
+}

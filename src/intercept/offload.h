@@ -1,0 +1,42 @@
+/*
+ * One intercepted collective call, resolved to bytes (MPI_IN_PLACE already
+ * turned into the buffer it stands for), and the decision to offload it.
+ *
+ * Reasons decided alike on every member (communicator, configuration, the
+ * op itself, sizes) fall back at once.  A reason that depends on this
+ * rank's datatypes (`vote`) may differ between members -- one may pass a
+ * derived type with the same signature as another's MPI_INT -- so it is
+ * sent to the engine as a vote, and every member falls back together.
+ */
+#ifndef MF_OFFLOAD_H
+#define MF_OFFLOAD_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "mpifpga/engine_msg.h"
+
+typedef struct {
+    mf_coll_id_t id;
+    mf_opcode_t opc;
+    MPI_Comm comm;
+    int root;                 /* rooted collectives: comm rank */
+    mf_dtype_t dt;            /* reductions: lane type; else MF_DT_UINT8 (bytes) */
+    mf_op_t op;
+    size_t esize;             /* element size (1 for byte-moving collectives) */
+    uint64_t block;           /* per-rank block / vector bytes (report, thresholds) */
+    const void *send;
+    uint64_t send_bytes;
+    void *recv;               /* NULL: result not wanted (discarded) */
+    uint64_t recv_bytes;
+    const uint64_t *counts;   /* reduce_scatter: bytes per comm rank, else NULL */
+    mf_fb_reason_t local;     /* reason every member shares (op alone) */
+    mf_fb_reason_t vote;      /* reason from this rank's datatypes */
+} mf_call_t;
+
+/* 1: the call was handled (offloaded, or an offload error raised): return
+ * *rc.  0: the caller runs the PMPI_ function. */
+int mf_offload(mf_call_t *c, int *rc);
+
+#endif

@@ -1,0 +1,119 @@
+/* Run report (report.h). */
+#include "report/report.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NCNT (3 + MF_FB_COUNT + 2) /* calls, offloaded, empty, fallback[], bytes x2 */
+
+static void pack(const mf_coll_stats_t *s, uint64_t *v)
+{
+    v[0] = s->calls, v[1] = s->offloaded, v[2] = s->empty;
+    memcpy(v + 3, s->fallback, sizeof s->fallback);
+    v[3 + MF_FB_COUNT] = s->bytes;
+    v[4 + MF_FB_COUNT] = s->offloaded_bytes;
+}
+
+static void unpack(const uint64_t *v, mf_coll_stats_t *s)
+{
+    s->calls = v[0], s->offloaded = v[1], s->empty = v[2];
+    memcpy(s->fallback, v + 3, sizeof s->fallback);
+    s->bytes = v[3 + MF_FB_COUNT];
+    s->offloaded_bytes = v[4 + MF_FB_COUNT];
+}
+
+static json_object *coll_json(const mf_coll_stats_t *s)
+{
+    json_object *o = json_object_new_object(), *fb = json_object_new_object();
+    json_object_object_add(o, "calls", json_object_new_int64((int64_t)s->calls));
+    json_object_object_add(o, "offloaded", json_object_new_int64((int64_t)s->offloaded));
+    for (int k = 1; k < MF_FB_COUNT; k++)
+        json_object_object_add(fb, mf_fb_name((mf_fb_reason_t)k),
+                               json_object_new_int64((int64_t)s->fallback[k]));
+    json_object_object_add(o, "fallback", fb);
+    json_object_object_add(o, "empty", json_object_new_int64((int64_t)s->empty));
+    json_object_object_add(o, "bytes", json_object_new_int64((int64_t)s->bytes));
+    json_object_object_add(o, "offloaded_bytes",
+                           json_object_new_int64((int64_t)s->offloaded_bytes));
+    json_object_object_add(o, "modeled_us", json_object_new_double(s->modeled_us));
+    return o;
+}
+
+static void write_json(const mf_report_t *r, const char *engine, int nranks, const char *path)
+{
+    json_object *root = json_object_new_object(), *colls = json_object_new_object();
+    json_object_object_add(root, "nranks", json_object_new_int(nranks));
+    json_object_object_add(root, "engine", json_object_new_string(engine));
+    json_object *comms = json_object_new_object();
+    json_object_object_add(comms, "memberships", json_object_new_int64((int64_t)r->comms));
+    json_object_object_add(comms, "with_ct", json_object_new_int64((int64_t)r->comms_ct));
+    json_object_object_add(comms, "ct_full", json_object_new_int64((int64_t)r->comms_ct_full));
+    json_object_object_add(root, "communicators", comms);
+    for (int c = 0; c < MF_C_COUNT; c++)
+        json_object_object_add(colls, mf_coll_id_name((mf_coll_id_t)c), coll_json(&r->c[c]));
+    json_object_object_add(root, "collectives", colls);
+    if (json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY))
+        fprintf(stderr, "mpifpga: cannot write the report to MPIFPGA_REPORT=%s: %s\n", path,
+                json_util_get_last_err());
+    json_object_put(root);
+}
+
+static void print_summary(const mf_report_t *r, const char *engine, int nranks)
+{
+    fprintf(stderr, "mpifpga: %d ranks, %s\n", nranks, engine);
+    fprintf(stderr, "mpifpga: %-21s %9s %9s %9s %12s  %s\n", "collective", "calls", "offloaded",
+            "fallback", "modeled us", "fallback reasons");
+    for (int c = 0; c < MF_C_COUNT; c++) {
+        const mf_coll_stats_t *s = &r->c[c];
+        if (!s->calls)
+            continue;
+        uint64_t fb = 0;
+        char why[256] = "";
+        for (int k = 1; k < MF_FB_COUNT; k++) {
+            if (!s->fallback[k])
+                continue;
+            fb += s->fallback[k];
+            size_t n = strlen(why);
+            snprintf(why + n, sizeof why - n, "%s%s %llu", n ? ", " : "",
+                     mf_fb_name((mf_fb_reason_t)k), (unsigned long long)s->fallback[k]);
+        }
+        fprintf(stderr, "mpifpga: %-21s %9llu %9llu %9llu %12.3f  %s\n",
+                mf_coll_id_name((mf_coll_id_t)c), (unsigned long long)s->calls,
+                (unsigned long long)s->offloaded, (unsigned long long)fb, s->modeled_us, why);
+    }
+}
+
+void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank, int nranks,
+                        const mf_config_t *cfg)
+{
+    uint64_t mine[MF_C_COUNT * NCNT + 3], sum[MF_C_COUNT * NCNT + 3];
+    double us[MF_C_COUNT], us_max[MF_C_COUNT];
+    for (int c = 0; c < MF_C_COUNT; c++) {
+        pack(&r->c[c], mine + c * NCNT);
+        us[c] = r->c[c].modeled_us;
+    }
+    mine[MF_C_COUNT * NCNT] = r->comms;
+    mine[MF_C_COUNT * NCNT + 1] = r->comms_ct;
+    mine[MF_C_COUNT * NCNT + 2] = r->comms_ct_full;
+    int n = MF_C_COUNT * NCNT + 3;
+    if (PMPI_Reduce(mine, sum, n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        PMPI_Reduce(us, us_max, MF_C_COUNT, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) !=
+            MPI_SUCCESS)
+        return;
+    if (rank != 0 || (!cfg->report[0] && !cfg->verbose))
+        return;
+    mf_report_t tot;
+    memset(&tot, 0, sizeof tot);
+    for (int c = 0; c < MF_C_COUNT; c++) {
+        unpack(sum + c * NCNT, &tot.c[c]);
+        tot.c[c].modeled_us = us_max[c];
+    }
+    tot.comms = sum[MF_C_COUNT * NCNT];
+    tot.comms_ct = sum[MF_C_COUNT * NCNT + 1];
+    tot.comms_ct_full = sum[MF_C_COUNT * NCNT + 2];
+    if (cfg->report[0])
+        write_json(&tot, engine_desc, nranks, cfg->report);
+    if (cfg->verbose)
+        print_summary(&tot, engine_desc, nranks);
+}

@@ -1,0 +1,40 @@
+/*
+ * Run report: per collective, calls, offloaded calls, fallbacks by reason,
+ * calls without data, bytes and modeled network time.  Summed over ranks
+ * at MPI_Finalize; written as JSON (json-c) to MPIFPGA_REPORT and
+ * summarised on stderr by rank 0 with MPIFPGA_VERBOSE.
+ */
+#ifndef MF_REPORT_H
+#define MF_REPORT_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "mpifpga/engine_msg.h"
+
+typedef struct {
+    uint64_t calls, offloaded, empty;
+    uint64_t fallback[MF_FB_COUNT];
+    uint64_t bytes, offloaded_bytes;
+    double modeled_us;
+} mf_coll_stats_t;
+
+typedef struct {
+    mf_coll_stats_t c[MF_C_COUNT];
+    /* communicator memberships of this rank: all, with a CT row, refused for a full CT */
+    uint64_t comms, comms_ct, comms_ct_full;
+} mf_report_t;
+
+static inline void mf_report_call(mf_report_t *r, mf_coll_id_t c, uint64_t bytes)
+{
+    r->c[c].calls++;
+    r->c[c].bytes += bytes;
+}
+
+/* Sum over MPI_COMM_WORLD (modeled time: max over ranks, every member of
+ * a call sees the same time) and, on rank 0, write / print.  Collective. */
+void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank, int nranks,
+                        const mf_config_t *cfg);
+
+#endif

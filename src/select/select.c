@@ -1,0 +1,105 @@
+/* Datatype and op selection (select.h). */
+#include "select/select.h"
+
+#include <stddef.h>
+
+enum { ARITH = 1, LOGIC = 2, BIT = 4, ALL = 7 }; /* op classes a type accepts */
+
+typedef struct {
+    MPI_Datatype t;
+    mf_dtype_t dt;
+    int ops;
+} type_map_t;
+
+/* Predefined types the AgLUs reduce, with the op classes MPICH 4.0 accepts
+ * for each (probed: MPI_BYTE bitwise only, C_BOOL logical only, floating
+ * types no bitwise).  MPICH also accepts logical ops on floating types
+ * but aborts in them (opland.c assertion), so those are left to MPICH.  Sizes of the C types are those of x86-64 / LP64;
+ * Fortran INTEGER / REAL are checked against their MPI size below. */
+static const type_map_t reduce_types[] = {
+    {MPI_CHAR, MF_DT_INT8, ALL},          {MPI_SIGNED_CHAR, MF_DT_INT8, ALL},
+    {MPI_UNSIGNED_CHAR, MF_DT_UINT8, ALL}, {MPI_BYTE, MF_DT_UINT8, BIT},
+    {MPI_C_BOOL, MF_DT_UINT8, LOGIC},     {MPI_SHORT, MF_DT_INT16, ALL},
+    {MPI_UNSIGNED_SHORT, MF_DT_UINT16, ALL}, {MPI_INT, MF_DT_INT32, ALL},
+    {MPI_UNSIGNED, MF_DT_UINT32, ALL},    {MPI_LONG, MF_DT_INT64, ALL},
+    {MPI_UNSIGNED_LONG, MF_DT_UINT64, ALL}, {MPI_LONG_LONG, MF_DT_INT64, ALL},
+    {MPI_UNSIGNED_LONG_LONG, MF_DT_UINT64, ALL},
+    {MPI_INT8_T, MF_DT_INT8, ALL},        {MPI_INT16_T, MF_DT_INT16, ALL},
+    {MPI_INT32_T, MF_DT_INT32, ALL},      {MPI_INT64_T, MF_DT_INT64, ALL},
+    {MPI_UINT8_T, MF_DT_UINT8, ALL},      {MPI_UINT16_T, MF_DT_UINT16, ALL},
+    {MPI_UINT32_T, MF_DT_UINT32, ALL},    {MPI_UINT64_T, MF_DT_UINT64, ALL},
+    {MPI_AINT, MF_DT_INT64, ALL},         {MPI_OFFSET, MF_DT_INT64, ALL},
+    {MPI_COUNT, MF_DT_INT64, ALL},
+    {MPI_FLOAT, MF_DT_FLOAT, ARITH}, {MPI_DOUBLE, MF_DT_DOUBLE, ARITH},
+    {MPI_INTEGER, MF_DT_INT32, ALL},      {MPI_INTEGER1, MF_DT_INT8, ALL},
+    {MPI_INTEGER2, MF_DT_INT16, ALL},     {MPI_INTEGER4, MF_DT_INT32, ALL},
+    {MPI_INTEGER8, MF_DT_INT64, ALL},
+    {MPI_REAL, MF_DT_FLOAT, ARITH}, {MPI_REAL4, MF_DT_FLOAT, ARITH},
+    {MPI_REAL8, MF_DT_DOUBLE, ARITH},
+    {MPI_DOUBLE_PRECISION, MF_DT_DOUBLE, ARITH},
+};
+
+static int is_predefined(MPI_Datatype t)
+{
+    int ni, na, nd, combiner;
+    if (t == MPI_DATATYPE_NULL)
+        return 0;
+    if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return 0;
+    return combiner == MPI_COMBINER_NAMED;
+}
+
+mf_fb_reason_t mf_select_move_type(MPI_Datatype t, int *size)
+{
+    if (t == MPI_DATATYPE_NULL)
+        return MF_FB_DATATYPE;
+    if (!is_predefined(t))
+        return MF_FB_DERIVED;
+    if (PMPI_Type_size(t, size) != MPI_SUCCESS || *size <= 0)
+        return MF_FB_DATATYPE;
+    return MF_FB_NONE;
+}
+
+static const struct {
+    MPI_Op op;
+    mf_op_t mop;
+    int cls;
+} op_map[] = {
+    {MPI_SUM, MF_OP_SUM, ARITH},   {MPI_PROD, MF_OP_PROD, ARITH}, {MPI_MIN, MF_OP_MIN, ARITH},
+    {MPI_MAX, MF_OP_MAX, ARITH},   {MPI_LAND, MF_OP_LAND, LOGIC}, {MPI_LOR, MF_OP_LOR, LOGIC},
+    {MPI_LXOR, MF_OP_LXOR, LOGIC}, {MPI_BAND, MF_OP_BAND, BIT},   {MPI_BOR, MF_OP_BOR, BIT},
+    {MPI_BXOR, MF_OP_BXOR, BIT},
+};
+
+static int op_index(MPI_Op op)
+{
+    for (size_t i = 0; i < sizeof op_map / sizeof op_map[0]; i++)
+        if (op_map[i].op == op)
+            return (int)i;
+    return -1;
+}
+
+mf_fb_reason_t mf_select_op_known(MPI_Op op)
+{
+    return op_index(op) < 0 ? MF_FB_OP : MF_FB_NONE;
+}
+
+mf_fb_reason_t mf_select_reduce(MPI_Datatype t, MPI_Op op, mf_dtype_t *dt, mf_op_t *mop,
+                                int *size)
+{
+    mf_fb_reason_t r = mf_select_move_type(t, size);
+    if (r)
+        return r;
+    const type_map_t *m = NULL;
+    for (size_t i = 0; i < sizeof reduce_types / sizeof reduce_types[0]; i++)
+        if (reduce_types[i].t == t)
+            m = &reduce_types[i];
+    if (!m || (size_t)*size != mf_dtype_size(m->dt))
+        return MF_FB_DATATYPE;
+    int k = op_index(op);
+    if (k < 0 || !(m->ops & op_map[k].cls) || !mf_op_valid_for(op_map[k].mop, m->dt))
+        return MF_FB_OP;
+    *dt = m->dt;
+    *mop = op_map[k].mop;
+    return MF_FB_NONE;
+}

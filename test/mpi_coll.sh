@@ -1,0 +1,17 @@
+#!/bin/sh
+# coll_check (every collective, type, op, communicator shape and size; MPI_
+# result compared with MPICH's PMPI_ result) at 2, 3, 4 ranks (--quick) and a
+# reduced set at 8 ranks; the 4-rank run's report must show offloaded
+# Allreduce calls.  TAP output.  See test/mpi/common.sh for the environment.
+. "$(dirname "$0")/mpi/common.sh"
+
+for np in 2 3 4; do
+    rep=$tmp/coll$np.json
+    withenv "MPIFPGA_REPORT=$rep" run_ok "coll_check --quick at -n $np" "$tmp/c$np" $np coll_check --quick
+done
+report_ok "-n 4 report: Allreduce offloaded, counts consistent" "$tmp/coll4.json" \
+    'nranks==4' 'allreduce.offloaded>0' 'allreduce.offloaded_bytes>0' 'allreduce.modeled_us>0' \
+    '*.offloaded<=*.calls' '*.offloaded_bytes<=*.bytes' 'reduce_scatter.calls>0' 'barrier.calls>0'
+run_ok "coll_check at -n 8: allreduce, bcast; 8 B and 4 KiB" "$tmp/c8" 8 coll_check \
+    --colls allreduce,bcast --sizes 8,4096
+finish

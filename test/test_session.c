@@ -1,0 +1,380 @@
+/*
+ * The switch engine's logic (fpga_model/server/session.c), driven with
+ * packed messages on a 4-node torus: HELLO checks, an allreduce with
+ * correct data on every member, a fallback vote, mismatched arguments
+ * (the model is not run), a gather of 1 MiB blocks across DATA chunks,
+ * a call on a freed CT row, DATA beyond the announced size, BYE.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpifpga/ct.h"
+#include "mpifpga/engine_msg.h"
+#include "server/session.h"
+#include "tap.h"
+#include "test_net.h"
+
+/* Every message the session sent, in order. */
+typedef struct {
+    int grank;
+    size_t len;
+    uint8_t *msg;
+} sent_t;
+
+static sent_t *sent;
+static size_t nsent, capsent;
+static _Alignas(8) uint8_t buf[MF_EM_MAX];
+
+static int capture(void *user, int grank, const uint8_t *msg, size_t len)
+{
+    (void)user;
+    if (nsent == capsent) {
+        capsent = capsent ? 2 * capsent : 64;
+        sent = realloc(sent, capsent * sizeof *sent);
+        if (!sent)
+            abort();
+    }
+    sent[nsent].msg = malloc(len);
+    if (!sent[nsent].msg)
+        abort();
+    memcpy(sent[nsent].msg, msg, len);
+    sent[nsent].grank = grank;
+    sent[nsent++].len = len;
+    return 0;
+}
+
+static void forget_sent(void)
+{
+    for (size_t i = 0; i < nsent; i++)
+        free(sent[i].msg);
+    nsent = 0;
+}
+
+/* ---- what ranks send -------------------------------------------------- */
+
+static int hello(mf_session_t *s, int g, uint32_t nranks, int node, int port)
+{
+    mf_em_hdr_t h = {.type = MF_EM_HELLO, .grank = (uint32_t)g};
+    mf_em_hello_t b = {.version = MF_EM_VERSION, .nranks = nranks, .pid = 1000u + (unsigned)g,
+                       .fwd = {.rank = (uint16_t)g, .node = (uint16_t)node, .port = (uint8_t)port},
+                       .addrlen = 4, .addr = {'r', 'k', (uint8_t)('0' + g), 0}};
+    size_t n = mf_em_pack_hello(&h, &b, buf, sizeof buf);
+    return mf_session_handle(s, buf, n);
+}
+
+/* CT rows of context ctx on every member (members[i] = global of comm rank i). */
+static int ct_setup(mf_session_t *s, int ctx, int size, const int *members)
+{
+    char err[128];
+    for (int i = 0; i < size; i++) {
+        mf_em_hdr_t h = {.type = MF_EM_CT_CONFIG, .grank = (uint32_t)members[i]};
+        mf_em_ct_t b = {.ctx = (uint8_t)ctx};
+        if (mf_ct_entry_build(size, i, members, &b.entry, err, sizeof err))
+            return diag("ct: %s", err), -1;
+        size_t n = mf_em_pack_ct(&h, &b, buf, sizeof buf);
+        if (!n || mf_session_handle(s, buf, n))
+            return -1;
+    }
+    return 0;
+}
+
+static int ct_free(mf_session_t *s, int g, int ctx)
+{
+    mf_em_hdr_t h = {.type = MF_EM_CT_FREE, .grank = (uint32_t)g};
+    mf_em_ct_t b = {.ctx = (uint8_t)ctx};
+    size_t n = mf_em_pack_ct(&h, &b, buf, sizeof buf);
+    return mf_session_handle(s, buf, n);
+}
+
+/* One member's call. */
+typedef struct {
+    mf_opcode_t opc;
+    mf_op_t op;
+    mf_dtype_t dtype;
+    int root, ctx;
+    uint32_t size;     /* processor header size */
+    int vote;
+} call_t;
+
+static int coll(mf_session_t *s, const call_t *c, int g, uint32_t seq, int csize, int crank,
+                int global0, uint64_t send_bytes, uint64_t recv_bytes)
+{
+    mf_em_hdr_t h = {.type = MF_EM_COLL, .grank = (uint32_t)g, .seq = seq};
+    size_t es = mf_dtype_size(c->dtype);
+    mf_em_coll_t b = {
+        .hdr = {.opcode = (uint8_t)c->opc, .ctx = (uint8_t)c->ctx, .op = (uint8_t)c->op,
+                .dtype = (uint8_t)c->dtype, .root = (uint16_t)c->root, .size = c->size,
+                .alg = (uint8_t)mf_coll_alg(c->opc, (unsigned)csize, c->size, c->size / es)},
+        .vote = (uint8_t)c->vote, .comm_size = (uint16_t)csize, .comm_rank = (uint16_t)crank,
+        .global0 = (uint16_t)global0, .send_bytes = send_bytes, .recv_bytes = recv_bytes};
+    size_t n = mf_em_pack_coll(&h, &b, buf, sizeof buf);
+    return mf_session_handle(s, buf, n);
+}
+
+static int data(mf_session_t *s, int g, uint32_t seq, const uint8_t *src, uint64_t len)
+{
+    int rc = 0;
+    for (uint32_t i = 0; mf_em_chunk_off(i) < len; i++) {
+        uint64_t off = mf_em_chunk_off(i), n = len - off;
+        if (n > MF_EM_DATA_MAX)
+            n = MF_EM_DATA_MAX;
+        mf_em_hdr_t h = {.type = MF_EM_DATA, .grank = (uint32_t)g, .seq = seq, .off = i};
+        size_t m = mf_em_pack_data(&h, src + off, (size_t)n, buf, sizeof buf);
+        rc |= mf_session_handle(s, buf, m);
+    }
+    return rc;
+}
+
+static int bye(mf_session_t *s, int g)
+{
+    mf_em_hdr_t h = {.type = MF_EM_BYE, .grank = (uint32_t)g};
+    size_t n = mf_em_pack_hdr(&h, buf);
+    return mf_session_handle(s, buf, n);
+}
+
+/* ---- what the session sent ---------------------------------------------- */
+
+static int welcome_of(int g, mf_em_welcome_t *w)
+{
+    for (size_t i = nsent; i-- > 0;)
+        if (sent[i].grank == g && sent[i].msg[0] == MF_EM_WELCOME)
+            return mf_em_unpack_welcome(sent[i].msg, sent[i].len, w);
+    return -1;
+}
+
+/* RESULT for (g, seq), and its DATA reassembled into out (cap bytes);
+ * *got = DATA bytes.  -1 if none, or if DATA follows the RESULT. */
+static int result_of(int g, uint32_t seq, mf_em_result_t *r, uint8_t *out, size_t cap,
+                     uint64_t *got)
+{
+    int have = 0;
+    *got = 0;
+    for (size_t i = 0; i < nsent; i++) {
+        mf_em_hdr_t h;
+        if (sent[i].grank != g || mf_em_unpack_hdr(sent[i].msg, sent[i].len, &h) || h.seq != seq)
+            continue;
+        if (h.grank != (uint32_t)g)
+            return diag("message for rank %d addressed to %u", g, h.grank), -1;
+        if (h.type == MF_EM_RESULT) {
+            if (have || mf_em_unpack_result(sent[i].msg, sent[i].len, r))
+                return -1;
+            have = 1;
+        } else if (h.type == MF_EM_DATA) {
+            const uint8_t *d;
+            size_t n;
+            uint64_t off = mf_em_chunk_off(h.off);
+            if (have || mf_em_unpack_data(sent[i].msg, sent[i].len, &d, &n) || off + n > cap)
+                return diag("bad DATA for rank %d", g), -1;
+            memcpy(out + off, d, n);
+            *got += n;
+        }
+    }
+    return have ? 0 : -1;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static const int world3[3] = {0, 1, 2};
+
+static void test_hello(mf_session_t *s)
+{
+    mf_em_welcome_t w;
+    const uint8_t *addr;
+    size_t alen;
+    hello(s, 3, 8, 3, 0);
+    ok(welcome_of(3, &w) == 0 && w.status != 0 && strstr(w.text, "job of 8 ranks") &&
+           strstr(w.text, "--nranks 8") && w.nranks == 4,
+       "hello: refused for nranks 8 on a 4-rank engine (%s)", w.text);
+    hello(s, 2, 4, 0, 2);
+    ok(welcome_of(2, &w) == 0 && w.status != 0 && strstr(w.text, "--ppn"),
+       "hello: refused for a placement that is not node r/ppn (%s)", w.text);
+    ok(mf_session_peer_name(s, 2, &addr, &alen) == -1, "hello: refused rank has no address");
+    hello(s, 7, 4, 7, 0);
+    ok(welcome_of(7, &w) == 0 && w.status != 0, "hello: rank 7 out of range refused");
+    for (int g = 0; g < 3; g++)
+        hello(s, g, 4, g, 0);
+    ok(welcome_of(1, &w) == 0 && w.status == 0 && w.nranks == 4 && w.nnodes == 4 &&
+           w.ppn == 1 && w.cycle_ns > 0 && !strcmp(w.params, "u280") &&
+           !strncmp(w.topo, "torus", 5),
+       "hello: accepted: 4 ranks, 4 nodes, ppn 1, u280, %s", w.topo);
+    ok(mf_session_peer_name(s, 1, &addr, &alen) == 0 && alen == 4 && !memcmp(addr, "rk1", 4),
+       "hello: the rank's address is kept");
+    ok(!mf_session_done(s), "not done before BYE");
+}
+
+static void test_allreduce(mf_session_t *s, mf_net_t *net)
+{
+    call_t c = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32, .size = 32};
+    int32_t in[3][8], out[8];
+    mf_em_result_t r;
+    uint64_t got, before = mf_net_now(net);
+    forget_sent();
+    for (int g = 0; g < 3; g++)
+        for (int k = 0; k < 8; k++)
+            in[g][k] = (g + 1) * 100 + k - 250;
+    for (int g = 0; g < 3; g++) {
+        coll(s, &c, g, 1, 3, g, 0, 32, 32);
+        ok(g == 2 || nsent == 0, "allreduce: nothing sent before the last member (rank %d)", g);
+        data(s, g, 1, (const uint8_t *)in[g], 32);
+    }
+    for (int g = 0; g < 3; g++) {
+        int good = result_of(g, 1, &r, (uint8_t *)out, sizeof out, &got) == 0 &&
+                   r.status == 0 && got == 32 && r.recv_bytes == 32;
+        for (int k = 0; good && k < 8; k++)
+            good = out[k] == in[0][k] + in[1][k] + in[2][k];
+        ok(good && r.net_cycles > 0 && r.rank_cycles <= r.net_cycles && r.cycle_ns > 0,
+           "allreduce: rank %d gets the sums (status %d, %llu of %llu cycles) %s", g, r.status,
+           (unsigned long long)r.rank_cycles, (unsigned long long)r.net_cycles, r.text);
+    }
+    ok(mf_net_now(net) > before, "allreduce: the model ran");
+}
+
+static void test_vote(mf_session_t *s, mf_net_t *net)
+{
+    call_t c = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32, .size = 32};
+    uint8_t zero[32] = {0}, out[32];
+    mf_em_result_t r;
+    uint64_t got, before = mf_net_now(net);
+    forget_sent();
+    for (int g = 0; g < 3; g++) {
+        c.vote = g == 1 ? MF_FB_DATATYPE : MF_FB_NONE;
+        coll(s, &c, g, 2, 3, g, 0, g == 1 ? 0 : 32, 32);
+        if (g != 1)
+            data(s, g, 2, zero, 32);
+    }
+    for (int g = 0; g < 3; g++)
+        ok(result_of(g, 2, &r, out, sizeof out, &got) == 0 && r.status == 1 &&
+               r.reason == MF_FB_DATATYPE && got == 0 && strstr(r.text, "datatype"),
+           "vote: rank %d falls back, reason datatype (%s)", g, r.text);
+    ok(mf_net_now(net) == before, "vote: the model did not run");
+}
+
+static void test_mismatch(mf_session_t *s, mf_net_t *net)
+{
+    call_t c = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32};
+    uint8_t zero[16] = {0}, out[16];
+    mf_em_result_t r;
+    uint64_t got, before = mf_net_now(net);
+    forget_sent();
+    for (int g = 0; g < 3; g++) {
+        c.size = g == 2 ? 16 : 8;
+        coll(s, &c, g, 3, 3, g, 0, c.size, c.size);
+        data(s, g, 3, zero, c.size);
+    }
+    for (int g = 0; g < 3; g++)
+        ok(result_of(g, 3, &r, out, sizeof out, &got) == 0 && r.status == -1 && got == 0 &&
+               strstr(r.text, "MPI_Allreduce") && strstr(r.text, "comm ranks 0,1 pass 8 bytes") &&
+               strstr(r.text, "comm rank 2 passes 16 bytes"),
+           "mismatch: rank %d gets an error naming both ranks (%s)", g, r.text);
+    ok(mf_net_now(net) == before, "mismatch: the model did not run");
+}
+
+static void test_gather(mf_session_t *s)
+{
+    const uint32_t blk = 1u << 20;
+    call_t c = {.opc = MF_OPC_GATHER, .dtype = MF_DT_UINT8, .root = 1, .size = blk};
+    uint8_t *in = malloc(3 * (size_t)blk), *out = calloc(1, 3 * (size_t)blk);
+    mf_em_result_t r;
+    uint64_t got;
+    if (!in || !out)
+        abort();
+    for (size_t i = 0; i < 3 * (size_t)blk; i++)
+        in[i] = (uint8_t)(i * 2654435761u >> 13);
+    forget_sent();
+    for (int g = 0; g < 3; g++) {
+        coll(s, &c, g, 4, 3, g, 0, blk, g == 1 ? 3 * (uint64_t)blk : 0);
+        data(s, g, 4, in + (size_t)g * blk, blk);
+    }
+    ok(result_of(1, 4, &r, out, 3 * (size_t)blk, &got) == 0 && r.status == 0 &&
+           got == 3 * (uint64_t)blk && !memcmp(in, out, 3 * (size_t)blk),
+       "gather: root gets 3 blocks of 1 MiB over %llu DATA chunks (%s)",
+       (unsigned long long)((3 * (uint64_t)blk + MF_EM_DATA_MAX - 1) / MF_EM_DATA_MAX), r.text);
+    ok(result_of(0, 4, &r, out, 3 * (size_t)blk, &got) == 0 && r.status == 0 && got == 0,
+       "gather: a non-root gets status 0 and no data");
+    free(in);
+    free(out);
+}
+
+static void test_bad_data(mf_session_t *s)
+{
+    call_t c = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32, .size = 8};
+    uint8_t zero[16] = {0}, out[16];
+    mf_em_result_t r;
+    uint64_t got;
+    forget_sent();
+    for (int g = 0; g < 3; g++) {
+        coll(s, &c, g, 5, 3, g, 0, 8, 8);
+        data(s, g, 5, zero, g == 0 ? 16 : 8); /* rank 0 streams more than it announced */
+    }
+    for (int g = 0; g < 3; g++)
+        ok(result_of(g, 5, &r, out, sizeof out, &got) == 0 && r.status == -1 &&
+               strstr(r.text, "rank 0") && strstr(r.text, "beyond"),
+           "bad data: rank %d gets an error (%s)", g, r.text);
+}
+
+static void test_ct_free(mf_session_t *s, mf_net_t *net)
+{
+    call_t c = {.opc = MF_OPC_BARRIER, .dtype = MF_DT_UINT8};
+    mf_em_result_t r;
+    uint8_t out[1];
+    uint64_t got, before;
+    ok(ct_free(s, 1, 0) == 0, "ct_free: accepted");
+    forget_sent();
+    before = mf_net_now(net);
+    for (int g = 0; g < 3; g++)
+        coll(s, &c, g, 6, 3, g, 0, 0, 0);
+    for (int g = 0; g < 3; g++)
+        ok(result_of(g, 6, &r, out, sizeof out, &got) == 0 && r.status == -1 &&
+               strstr(r.text, "rank 1") && strstr(r.text, "context 0"),
+           "ct_free: call on the freed row fails for rank %d (%s)", g, r.text);
+    ok(mf_net_now(net) == before, "ct_free: the model did not run");
+    ok(ct_setup(s, 0, 3, world3) == 0, "ct_free: row configured again");
+    forget_sent();
+    for (int g = 0; g < 3; g++)
+        coll(s, &c, g, 7, 3, g, 0, 0, 0);
+    ok(result_of(2, 7, &r, out, sizeof out, &got) == 0 && r.status == 0,
+       "ct_free: barrier runs after CT_CONFIG (%s)", r.text);
+}
+
+static void test_bye(mf_session_t *s)
+{
+    bye(s, 0);
+    bye(s, 1);
+    ok(!mf_session_done(s), "bye: not done while rank 2 has not said BYE");
+    bye(s, 2);
+    ok(mf_session_done(s), "bye: done once every accepted rank said BYE");
+}
+
+int main(void)
+{
+    mf_params_t p;
+    mf_topo_t t;
+    char err[256];
+    if (mf_params_load("u280", &p, err, sizeof err)) {
+        diag("params: %s", err);
+        return 1;
+    }
+    mf_net_t *net = test_make_net(&p, "torus", 4, 1, &t);
+    if (!ok(net != NULL, "network: 4-node torus, u280"))
+        return tap_done();
+    mf_session_t *s = mf_session_create(net, 4, capture, NULL);
+    ok(s != NULL, "session created");
+    ok(mf_session_create(net, 5, capture, NULL) == NULL, "session refused for 5 ranks on 4 slots");
+    if (s) {
+        test_hello(s);
+        ok(ct_setup(s, 0, 3, world3) == 0, "CT rows of a 3-rank communicator configured");
+        test_allreduce(s, net);
+        test_vote(s, net);
+        test_mismatch(s, net);
+        test_gather(s);
+        test_bad_data(s);
+        test_ct_free(s, net);
+        test_bye(s);
+    }
+    forget_sent();
+    free(sent);
+    mf_session_destroy(s);
+    mf_net_destroy(net);
+    mf_topo_free(&t);
+    return tap_done();
+}

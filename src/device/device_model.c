@@ -23,6 +23,7 @@ typedef struct {
     uint32_t seq;
     mf_engine_loc_t loc;
     int engine_local;        /* engine on this host: its pid can be checked */
+    int welcomed;            /* the engine accepted this rank (BYE at close) */
     mf_em_welcome_t welcome;
     char desc[1024];
     uint8_t msg[MF_EM_MAX];
@@ -30,9 +31,36 @@ typedef struct {
 
 static model_t *M(mf_device_t *d) { return d->priv; }
 
+/* The engine's process is gone, or a zombie (rank 0 started it in auto
+ * mode and has not reaped it yet). */
 static int engine_gone(const model_t *m)
 {
-    return m->engine_local && kill(m->loc.pid, 0) == -1 && errno == ESRCH;
+    char path[64], buf[256];
+    if (!m->engine_local)
+        return 0;
+    if (kill(m->loc.pid, 0) == -1 && errno == ESRCH)
+        return 1;
+    snprintf(path, sizeof path, "/proc/%d/stat", m->loc.pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *end = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+}
+
+static void gone_msg(const model_t *m, const char *during, char *err, size_t len);
+
+/* Transport hook: stop waiting on a send when the engine is gone. */
+static int gone_check(void *ctx, char *err, size_t len)
+{
+    model_t *m = ctx;
+    if (!engine_gone(m))
+        return 0;
+    gone_msg(m, "while this rank was sending to it", err, len);
+    return 1;
 }
 
 static void gone_msg(const model_t *m, const char *during, char *err, size_t len)
@@ -82,6 +110,7 @@ static int wait_welcome(model_t *m, int timeout_s, char *err, size_t len)
             snprintf(err, len, "the engine refused this rank: %s", m->welcome.text);
             return -1;
         }
+        m->welcomed = 1;
         return 0;
     }
     snprintf(err, len,
@@ -134,10 +163,19 @@ static int model_open(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int
         snprintf(err, len, "engine address '%.80s' is not '<provider>/<hex>'", loc->addr);
         return -1;
     }
-    if (mf_fab_open(prov, 8, &m->fab, err, len) ||
-        mf_fab_peer_from_string(m->fab, loc->addr, &m->engine, err, len) ||
-        hello(m, nranks, node, port, err, len) || wait_welcome(m, timeout_s, err, len))
+    if (mf_fab_open(prov, 8, &m->fab, err, len))
         return -1;
+    if (mf_fab_peer_from_string(m->fab, loc->addr, &m->engine, err, len)) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, len, "cannot reach the engine at MPIFPGA_ENGINE=%.80s (%s)", loc->addr, why);
+        return -1;
+    }
+    mf_fab_set_gone_check(m->fab, gone_check, m);
+    mf_fab_set_send_timeout(m->fab, timeout_s * 1000); /* until the engine answers */
+    if (hello(m, nranks, node, port, err, len) || wait_welcome(m, timeout_s, err, len))
+        return -1;
+    mf_fab_set_send_timeout(m->fab, 0); /* a busy engine may take long to read */
     snprintf(m->desc, sizeof m->desc,
              "switch engine pid %d at %s: %s, %u nodes x %u ranks, params %s, %.3f ns/cycle",
              (int)m->welcome.pid, loc->addr, m->welcome.topo, m->welcome.nnodes,
@@ -278,15 +316,15 @@ static void model_close(mf_device_t *d)
     model_t *m = M(d);
     if (!m)
         return;
-    if (m->fab) {
+    if (m->fab && m->welcomed) {
         char err[256];
         mf_em_hdr_t h = {.type = MF_EM_BYE, .grank = (uint32_t)m->grank};
         size_t n = mf_em_pack_hdr(&h, m->msg);
         if (!engine_gone(m) && (mf_fab_send(m->fab, m->engine, m->msg, n, err, sizeof err) ||
                                 mf_fab_flush(m->fab, 2000, err, sizeof err)))
             fprintf(stderr, "mpifpga: rank %d: saying goodbye to the engine: %s\n", m->grank, err);
-        mf_fab_close(m->fab);
     }
+    mf_fab_close(m->fab);
     free(m);
     d->priv = NULL;
 }

@@ -48,7 +48,18 @@ struct mf_fab {
     fbuf_t **ready;         /* received, not yet handed out (ring of nrx) */
     int rd_head, rd_count;
     char prov[64];
+    int send_timeout_ms;    /* 0: none */
+    mf_fab_gone_fn gone;
+    void *gone_ctx;
 };
+
+void mf_fab_set_send_timeout(mf_fab_t *f, int ms) { f->send_timeout_ms = ms; }
+
+void mf_fab_set_gone_check(mf_fab_t *f, mf_fab_gone_fn fn, void *ctx)
+{
+    f->gone = fn;
+    f->gone_ctx = ctx;
+}
 
 static int fab_err(char *err, size_t len, const char *what, int rc)
 {
@@ -365,15 +376,38 @@ static fbuf_t *get_tx(mf_fab_t *f)
     return NULL;
 }
 
+/* While a send waits: give up at the deadline, or when the peer is gone.
+ * 0 keep waiting, -1 give up (message in err). */
+static int send_wait(mf_fab_t *f, int64_t deadline, int64_t *next_check, char *err,
+                     size_t errlen)
+{
+    int r = wait_some(f, now_ns() + 1000000, err, errlen); /* 1 ms: EAGAIN clears fast */
+    if (r < 0)
+        return -1;
+    if (r > 0 || now_ns() < *next_check)
+        return 0;
+    *next_check = now_ns() + 1000000000;
+    if (f->gone && f->gone(f->gone_ctx, err, errlen))
+        return -1;
+    if (deadline >= 0 && now_ns() > deadline) {
+        snprintf(err, errlen, "the %s provider did not take a message within %d ms: the peer "
+                 "is unreachable or not reading", f->prov, f->send_timeout_ms);
+        return -1;
+    }
+    return 0;
+}
+
 int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, char *err,
                 size_t errlen)
 {
+    int64_t deadline = f->send_timeout_ms ? deadline_of(f->send_timeout_ms) : -1;
+    int64_t next_check = now_ns() + 1000000000;
     if (len > MF_EM_MAX) {
         snprintf(err, errlen, "transport message of %zu bytes exceeds %u", len, MF_EM_MAX);
         return -1;
     }
     while (f->tx_free == 0)
-        if (wait_some(f, -1, err, errlen) < 0)
+        if (send_wait(f, deadline, &next_check, err, errlen))
             return -1;
     fbuf_t *b = get_tx(f);
     memcpy(b->data, msg, len);
@@ -386,8 +420,11 @@ int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, ch
             f->tx_free++;
             return fab_err(err, errlen, "fi_send", (int)rc);
         }
-        if (wait_some(f, now_ns() + 1000000, err, errlen) < 0)
+        if (send_wait(f, deadline, &next_check, err, errlen)) {
+            b->free = 1;
+            f->tx_free++;
             return -1;
+        }
     }
 }
 

@@ -48,8 +48,17 @@ int mf_fab_peer_from_string(mf_fab_t *f, const char *addr, mf_fab_peer_t *peer, 
 int mf_fab_peer_from_name(mf_fab_t *f, const void *name, size_t len, mf_fab_peer_t *peer,
                           char *err, size_t errlen);
 
+/* Bound how long mf_fab_send may wait for the provider to take a message
+ * (0: no bound, the default); and a check, run about once a second while
+ * it waits, that returns nonzero (with a message) when the peer is known
+ * to be gone. */
+void mf_fab_set_send_timeout(mf_fab_t *f, int ms);
+typedef int (*mf_fab_gone_fn)(void *ctx, char *err, size_t errlen);
+void mf_fab_set_gone_check(mf_fab_t *f, mf_fab_gone_fn fn, void *ctx);
+
 /* Send one message (len <= MF_EM_MAX).  Blocks only while every bounce
- * buffer is in flight.  0, or -1 with a message. */
+ * buffer is in flight or the provider is busy (see above).  0, or -1 with
+ * a message. */
 int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, char *err,
                 size_t errlen);
 

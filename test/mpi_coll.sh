@@ -12,6 +12,13 @@ done
 report_ok "-n 4 report: Allreduce offloaded, counts consistent" "$tmp/coll4.json" \
     'nranks==4' 'allreduce.offloaded>0' 'allreduce.offloaded_bytes>0' 'allreduce.modeled_us>0' \
     '*.offloaded<=*.calls' '*.offloaded_bytes<=*.bytes' 'reduce_scatter.calls>0' 'barrier.calls>0'
+# Vectors longer than MPIFPGA_SEGMENT_BYTES go as several offloaded calls
+# (the 29-bit processor-packet size field): 4 KiB pieces of 64 KiB vectors.
+withenv "MPIFPGA_SEGMENT_BYTES=4K MPIFPGA_REPORT=$tmp/seg.json" run_ok \
+    "coll_check with 4 KiB segments at -n 3: allreduce, reduce, bcast of 64 KiB" "$tmp/seg" 3 \
+    coll_check --colls allreduce,reduce,bcast --sizes 8,64k --shapes world,scrambled
+report_ok "segmented calls count once each, all offloaded" "$tmp/seg.json" \
+    'allreduce.offloaded==allreduce.calls-allreduce.empty' 'bcast.offloaded>0' 'reduce.offloaded>0'
 run_ok "coll_check at -n 8: allreduce, bcast; 8 B and 4 KiB" "$tmp/c8" 8 coll_check \
     --colls allreduce,bcast --sizes 8,4096
 finish

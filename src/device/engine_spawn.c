@@ -99,7 +99,8 @@ int mf_engine_spawn(const mf_config_t *cfg, int nranks, const char *prov, mf_eng
     argv[a++] = "--provider", argv[a++] = (char *)prov;
     argv[a++] = "--addr-file", argv[a++] = file;
     argv[a++] = "--watch-pid", argv[a++] = watch;
-    argv[a++] = "--quiet";
+    if (cfg->verbose < 2)
+        argv[a++] = "--quiet";
     if (strcmp(cfg->topology, "auto"))
         argv[a++] = "--topology", argv[a++] = (char *)cfg->topology;
     argv[a] = NULL;

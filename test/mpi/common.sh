@@ -56,7 +56,7 @@ why() {
 run_ok() {
     desc=$1; shift
     log=$1
-    if [ ! -x "$BIN/$3" ]; then skip "$desc" "$BIN/$3 not built"; return 1; fi
+    if [ ! -x "$BIN/$3" ]; then ok 1 "$desc ($BIN/$3 not built)"; return 1; fi
     mpirun "$@"
     rc=$?
     ok $rc "$desc (exit $rc, $(grep -c '^ok' "$log") ok, $(grep -c '^not ok' "$log") not ok)"

@@ -73,30 +73,38 @@ static int agree_row(MPI_Comm comm)
     return __builtin_ctz(all);
 }
 
-/* Build and send this member's CT entry for row ctx; 0 on success. */
-static int configure_row(MPI_Comm comm, mf_comm_t *c)
+/* Build this member's CT entry for row ctx and send it; 1 if it went out. */
+static int send_entry(MPI_Comm comm, mf_comm_t *c)
 {
     char err[256];
-    int ok = 1, all_ok = 0;
+    int ok = 0;
     int *global_of = malloc((size_t)c->size * sizeof *global_of);
     mf_ct_entry_t e;
     if (!global_of ||
-        PMPI_Allgather(&mf_host.grank, 1, MPI_INT, global_of, 1, MPI_INT, comm) != MPI_SUCCESS) {
+        PMPI_Allgather(&mf_host.grank, 1, MPI_INT, global_of, 1, MPI_INT, comm) != MPI_SUCCESS)
         snprintf(err, sizeof err, "out of memory or MPI error gathering global ranks");
-        ok = 0;
-    } else if (mf_ct_entry_build(c->size, c->rank, global_of, &e, err, sizeof err) ||
-               mf_host.dev.ops->ct_config(&mf_host.dev, c->ctx, &e, err, sizeof err)) {
-        ok = 0;
-    } else {
+    else if (mf_ct_entry_build(c->size, c->rank, global_of, &e, err, sizeof err) == 0 &&
+             mf_host.dev.ops->ct_config(&mf_host.dev, c->ctx, &e, err, sizeof err) == 0)
+        ok = 1;
+    if (ok)
         c->global0 = global_of[0];
-    }
-    if (!ok)
+    else
         fprintf(stderr, "mpifpga: rank %d: CT entry for row %d: %s\n", mf_host.grank, c->ctx,
                 err);
     free(global_of);
-    /* Every member must agree, or some would offload and others not. */
+    return ok;
+}
+
+/* Every member's entry must have gone out, or some would offload and
+ * others not; a member whose entry went out takes it back.  0 on success. */
+static int configure_row(MPI_Comm comm, mf_comm_t *c)
+{
+    char err[256];
+    int ok = send_entry(comm, c), all_ok = 0;
     if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all_ok = 0;
+    if (!all_ok && ok)
+        mf_host.dev.ops->ct_free(&mf_host.dev, c->ctx, err, sizeof err);
     return all_ok ? 0 : -1;
 }
 
@@ -127,11 +135,9 @@ static void decide(MPI_Comm comm, mf_comm_t *c)
     }
     slots_used |= 1u << c->ctx;
     if (configure_row(comm, c)) {
-        /* the device failed on some member: keep the row agreed but unused */
-        c->reason = MF_FB_ENGINE;
-        c->ctx = -1 - c->ctx; /* still reserved locally; released below */
-        slots_used &= ~(1u << (-1 - c->ctx));
+        slots_used &= ~(1u << c->ctx);
         c->ctx = -1;
+        c->reason = MF_FB_ENGINE;
         return;
     }
     mf_host.rep.comms_ct++;

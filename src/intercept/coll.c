@@ -141,8 +141,8 @@ int mf_allgather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rb
     return mf_offload(&c, rc);
 }
 
-int mf_reduce_scatter(const void *sbuf, void *rbuf, const uint64_t *counts, MPI_Datatype t,
-                      MPI_Op op, MPI_Comm comm, int *rc)
+static int reduce_scatter(const void *sbuf, void *rbuf, const uint64_t *counts, MPI_Datatype t,
+                          MPI_Op op, MPI_Comm comm, int *rc)
 {
     mf_call_t c = {.id = MF_C_REDUCE_SCATTER, .opc = MF_OPC_REDUCE_SCATTER, .comm = comm};
     int p = comm_size(comm), me = comm_rank(comm);
@@ -161,6 +161,23 @@ int mf_reduce_scatter(const void *sbuf, void *rbuf, const uint64_t *counts, MPI_
     int handled = mf_offload(&c, rc);
     free(bytes);
     return handled;
+}
+
+int mf_reduce_scatter(const void *sbuf, void *rbuf, const int *icounts, const MPI_Count *ccounts,
+                      MPI_Datatype t, MPI_Op op, MPI_Comm comm, int *rc)
+{
+    int p = 0, ok = icounts || ccounts;
+    uint64_t *counts = NULL;
+    PMPI_Comm_size(comm, &p);
+    if (ok && p > 0 && (counts = malloc((size_t)p * sizeof *counts)))
+        for (int i = 0; i < p; i++) {
+            MPI_Count n = icounts ? icounts[i] : ccounts[i];
+            ok &= n >= 0;
+            counts[i] = n < 0 ? 0 : (uint64_t)n;
+        }
+    int handled = counts && ok && reduce_scatter(sbuf, rbuf, counts, t, op, comm, rc);
+    free(counts);
+    return handled; /* 0 also when the counts are bad: MPICH reports that */
 }
 
 int mf_reduce_scatter_block(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t,
@@ -247,16 +264,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc, p = 0, ok = recvcounts != NULL;
-    uint64_t *counts = NULL;
-    PMPI_Comm_size(comm, &p);
-    if (ok && p > 0 && (counts = malloc((size_t)p * sizeof *counts)))
-        for (int i = 0; i < p; i++)
-            ok &= recvcounts[i] >= 0, counts[i] = recvcounts[i] < 0 ? 0 : (uint64_t)recvcounts[i];
-    int handled = counts && ok &&
-                  mf_reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm, &rc);
-    free(counts);
-    if (handled)
+    int rc;
+    if (mf_reduce_scatter(sendbuf, recvbuf, recvcounts, NULL, datatype, op, comm, &rc))
         return rc;
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }

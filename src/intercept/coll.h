@@ -21,9 +21,10 @@ int mf_gather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
               uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc);
 int mf_allgather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
                  uint64_t rcount, MPI_Datatype rtype, MPI_Comm comm, int *rc);
-/* counts: comm-size element counts (not bytes). */
-int mf_reduce_scatter(const void *sbuf, void *rbuf, const uint64_t *counts, MPI_Datatype t,
-                      MPI_Op op, MPI_Comm comm, int *rc);
+/* Element counts per comm rank: icounts (MPI_Reduce_scatter) or ccounts
+ * (MPI_Reduce_scatter_c), the other NULL. */
+int mf_reduce_scatter(const void *sbuf, void *rbuf, const int *icounts, const MPI_Count *ccounts,
+                      MPI_Datatype t, MPI_Op op, MPI_Comm comm, int *rc);
 int mf_reduce_scatter_block(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t,
                             MPI_Op op, MPI_Comm comm, int *rc);
 int mf_barrier(MPI_Comm comm, int *rc);

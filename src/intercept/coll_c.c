@@ -1,5 +1,5 @@
 /* MPI-4 large-count variants: the same bodies as coll.c, MPI_Count counts. */
-#include <stdlib.h>
+#include <stddef.h>
 
 #include "intercept/coll.h"
 
@@ -68,16 +68,8 @@ int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc, p = 0, ok = recvcounts != NULL;
-    uint64_t *counts = NULL;
-    PMPI_Comm_size(comm, &p);
-    if (ok && p > 0 && (counts = malloc((size_t)p * sizeof *counts)))
-        for (int i = 0; i < p; i++)
-            ok &= recvcounts[i] >= 0, counts[i] = recvcounts[i] < 0 ? 0 : (uint64_t)recvcounts[i];
-    int handled = counts && ok &&
-                  mf_reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm, &rc);
-    free(counts);
-    if (handled)
+    int rc;
+    if (mf_reduce_scatter(sendbuf, recvbuf, NULL, recvcounts, datatype, op, comm, &rc))
         return rc;
     return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }

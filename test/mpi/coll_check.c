@@ -590,6 +590,24 @@ static void describe(char *d, size_t len, const case_t *c, int p, int root)
 
 static uint64_t case_seed;
 
+/* Debian's MPICH 4.0.2 compares unsigned integers as signed in MPI_MIN and
+ * MPI_MAX (pmodels/mpich#6083, fixed upstream by #6085), so its PMPI_ result
+ * is wrong there.  For those cases the reference call runs on inputs with
+ * each element's top bit flipped -- which maps unsigned order onto signed
+ * order -- and its result is flipped back: an independent, right answer. */
+static int mpich_unsigned_minmax(const case_t *c)
+{
+    return types[c->type].kind == K_UINT && (c->op == O_MIN || c->op == O_MAX);
+}
+
+static void flip_top_bits(gbuf_t *g, int size)
+{
+    if (!g->p)
+        return;
+    for (size_t i = (size_t)size - 1; i < g->bytes; i += (size_t)size)
+        g->p[i] ^= 0x80; /* little-endian: the top byte is the last */
+}
+
 static void run_case(case_t *c)
 {
     MPI_Comm comm = shape_comm[c->shape];
@@ -648,7 +666,16 @@ static void run_case(case_t *c)
     cc.count = c->count;
 
     int rc = do_call(0, &cc, &got, comm, p, root, rcounts, rcc);
+    int fix = mpich_unsigned_minmax(c), sz = types[c->type].size;
+    if (fix) {
+        flip_top_bits(&exp.send, sz);
+        flip_top_bits(&exp.recv, sz);
+    }
     int rce = do_call(1, &cc, &exp, comm, p, root, rcounts, rcc);
+    if (fix) {
+        flip_top_bits(&exp.send, sz);
+        flip_top_bits(&exp.recv, sz);
+    }
     if (rc != MPI_SUCCESS) {
         char es[MPI_MAX_ERROR_STRING];
         int l;

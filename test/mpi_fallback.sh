@@ -19,7 +19,7 @@ run_ok "fallback_check at -n 1 (intercommunicator cases skip)" "$tmp/fb1" 1 fall
 
 # MPIFPGA_ENABLE=0: nothing offloaded, every call with data counted as disabled
 withenv "MPIFPGA_ENABLE=0 MPIFPGA_REPORT=$tmp/off.json" \
-    run_ok "coll_check --quick with MPIFPGA_ENABLE=0 at -n 2" "$tmp/off" 2 coll_check --quick
+    run_ok "coll_check --quick with MPIFPGA_ENABLE=0 at -n 2" "$tmp/off" 2 coll_check --quick --pmpi-reference
 report_ok "MPIFPGA_ENABLE=0: offloaded==0, calls == fallback.disabled + empty" "$tmp/off.json" \
     '*.offloaded==0' 'allreduce.fallback.disabled>0' \
     'allreduce.calls==allreduce.fallback.disabled+allreduce.empty' \
@@ -36,7 +36,7 @@ report_ok "MPIFPGA_COLLS=^bcast: bcast counted disabled, allreduce offloaded" "$
 # MPIFPGA_ENGINE=none: no engine, everything falls back as engine_unavailable
 withenv "MPIFPGA_ENGINE=none MPIFPGA_REPORT=$tmp/noe.json" \
     run_ok "coll_check (allreduce) with MPIFPGA_ENGINE=none at -n 2" "$tmp/noe" 2 coll_check \
-    --quick --colls allreduce --shapes world
+    --quick --pmpi-reference --colls allreduce --shapes world
 report_ok "MPIFPGA_ENGINE=none: engine_unavailable counted, nothing offloaded" "$tmp/noe.json" \
     'allreduce.fallback.engine_unavailable>=1' '*.offloaded==0'
 finish

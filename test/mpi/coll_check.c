@@ -36,6 +36,9 @@
  *             elements, at least one).  Sizes are per-rank block/vector bytes.
  *             default: 0,1el,odd,oddl,4k,1m;  --quick: 0,1el,odd,4k (and 1 MiB
  *             only for Allreduce/Bcast of MPI_INT on the world).
+ *   --pmpi-reference  compare with PMPI_ everywhere, even unsigned MIN/MAX
+ *             (for runs where every call falls back: results must equal
+ *             MPICH's, bugs included)
  *   --strict  only (type, op) pairs that the MPI standard allows (by default
  *             MPI_CHAR, which MPICH accepts with every op, is tested with all
  *             ops too; those cases are marked [mpich-ext]).
@@ -598,6 +601,8 @@ static uint64_t case_seed;
  * taken from PMPI: it is computed here in C, with an unsigned comparison,
  * from every rank's input, regenerated from (seed, world rank, index) -- the
  * inputs of every reducing collective are fill_gen(..., 0, len, 0, ...). */
+static int pmpi_always; /* --pmpi-reference: MPICH's answer even where it is wrong */
+
 static int mpich_unsigned_minmax(const case_t *c)
 {
     return types[c->type].kind == K_UINT && (c->op == O_MIN || c->op == O_MAX);
@@ -692,7 +697,7 @@ static void run_case(case_t *c)
 
     int rc = do_call(0, &cc, &got, comm, p, root, rcounts, rcc);
     int rce = MPI_SUCCESS;
-    if (mpich_unsigned_minmax(c)) {
+    if (mpich_unsigned_minmax(c) && !pmpi_always) {
         /* the input block this rank's result reduces */
         long base = c->coll == C_RS ? myoff : c->coll == C_RSB ? (long)r * c->count : 0;
         if (exp.rb && n2 > 0)
@@ -946,7 +951,7 @@ static void free_comms(void)
 static void usage(void)
 {
     if (wrank == 0)
-        fprintf(stderr, "usage: coll_check [--quick] [--strict] [--list] [--verbose] [--sizes LIST] "
+        fprintf(stderr, "usage: coll_check [--quick] [--strict] [--pmpi-reference] [--list] [--verbose] [--sizes LIST] "
                         "[--shapes LIST] [--colls LIST]\n");
     PMPI_Finalize();
     exit(2);
@@ -1003,6 +1008,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--strict")) strict_pairs = 1;
+        else if (!strcmp(argv[i], "--pmpi-reference")) pmpi_always = 1;
         else if (!strcmp(argv[i], "--list")) list_only = 1;
         else if (!strcmp(argv[i], "--verbose")) verbose = 1;
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizearg = argv[++i];

@@ -50,6 +50,11 @@ ok $? "bad MPIFPGA_CT_SLOTS: the message names the variable and the range"
 report_ok "bad MPIFPGA_CT_SLOTS: calls counted as disabled" "$tmp/b.json" \
     'allreduce.offloaded==0' 'allreduce.fallback.disabled==10'
 
+timeout 30 "$RUNNER" -n 2 sh -c 'exit 3' > "$tmp/x" 2>&1
+rc=$?
+[ $rc = 3 ]
+ok $? "mpifpga-run returns the program's exit status (3, got $rc)"
+
 # mpifpga-run's own errors: exit 2 and a message, nothing started.
 bad_run() {
     desc=$1; want=$2; shift 2

@@ -140,6 +140,10 @@ typedef struct {
 size_t mf_fwd_pack(const mf_fwd_entry_t *e, size_t n, uint8_t *out, size_t cap);
 int mf_fwd_unpack(const uint8_t *in, size_t len, mf_fwd_entry_t *e, size_t cap, size_t *n);
 
+/* Little-endian integers of nbytes (<= 8) bytes, as every wire field is. */
+void mf_put_le(uint8_t *out, uint64_t v, unsigned nbytes);
+uint64_t mf_get_le(const uint8_t *in, unsigned nbytes);
+
 /* Sizes / names shared by host and model. */
 size_t mf_dtype_size(mf_dtype_t t);
 const char *mf_dtype_name(mf_dtype_t t);

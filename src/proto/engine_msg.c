@@ -37,33 +37,19 @@ const char *mf_fb_name(mf_fb_reason_t r)
     return (unsigned)r < MF_FB_COUNT ? fb_names[r] : "?";
 }
 
-/* ---- little-endian helpers -------------------------------------------- */
-
-static void put_le(uint8_t *out, uint64_t v, unsigned nbytes)
-{
-    for (unsigned i = 0; i < nbytes; i++)
-        out[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *in, unsigned nbytes)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < nbytes; i++)
-        v |= (uint64_t)in[i] << (8 * i);
-    return v;
-}
+/* ---- little-endian helpers (mf_put_le / mf_get_le: wire.c) -------------- */
 
 /* IEEE-754 binary64, carried as its bit pattern. */
 static void put_f64(uint8_t *out, double d)
 {
     uint64_t v;
     memcpy(&v, &d, sizeof v);
-    put_le(out, v, 8);
+    mf_put_le(out, v, 8);
 }
 
 static double get_f64(const uint8_t *in)
 {
-    uint64_t v = get_le(in, 8);
+    uint64_t v = mf_get_le(in, 8);
     double d;
     memcpy(&d, &v, sizeof d);
     return d;
@@ -90,10 +76,10 @@ size_t mf_em_pack_hdr(const mf_em_hdr_t *h, uint8_t *out)
 {
     out[0] = h->type;
     out[1] = h->flags;
-    put_le(out + 2, h->pad, 2);
-    put_le(out + 4, h->grank, 4);
-    put_le(out + 8, h->seq, 4);
-    put_le(out + 12, h->off, 4);
+    mf_put_le(out + 2, h->pad, 2);
+    mf_put_le(out + 4, h->grank, 4);
+    mf_put_le(out + 8, h->seq, 4);
+    mf_put_le(out + 12, h->off, 4);
     return MF_EM_HDR_BYTES;
 }
 
@@ -105,10 +91,10 @@ int mf_em_unpack_hdr(const uint8_t *in, size_t len, mf_em_hdr_t *h)
         return -1;
     h->type = in[0];
     h->flags = in[1];
-    h->pad = (uint16_t)get_le(in + 2, 2);
-    h->grank = (uint32_t)get_le(in + 4, 4);
-    h->seq = (uint32_t)get_le(in + 8, 4);
-    h->off = (uint32_t)get_le(in + 12, 4);
+    h->pad = (uint16_t)mf_get_le(in + 2, 2);
+    h->grank = (uint32_t)mf_get_le(in + 4, 4);
+    h->seq = (uint32_t)mf_get_le(in + 8, 4);
+    h->off = (uint32_t)mf_get_le(in + 12, 4);
     return 0;
 }
 
@@ -137,13 +123,13 @@ size_t mf_em_pack_hello(const mf_em_hdr_t *h, const mf_em_hello_t *b, uint8_t *o
     if (b->addrlen > MF_EM_ADDR_MAX || cap < n)
         return 0;
     pack_typed_hdr(h, MF_EM_HELLO, out);
-    put_le(out + HELLO_VERSION, b->version, 4);
-    put_le(out + HELLO_NRANKS, b->nranks, 4);
-    put_le(out + HELLO_PID, b->pid, 4);
+    mf_put_le(out + HELLO_VERSION, b->version, 4);
+    mf_put_le(out + HELLO_NRANKS, b->nranks, 4);
+    mf_put_le(out + HELLO_PID, b->pid, 4);
     if (mf_fwd_pack(&b->fwd, 1, out + HELLO_FWD, MF_FWD_ENTRY_BYTES) != MF_FWD_ENTRY_BYTES)
         return 0;
     out[HELLO_FWD + MF_FWD_ENTRY_BYTES] = 0; /* reserved */
-    put_le(out + HELLO_ADDRLEN, b->addrlen, 2);
+    mf_put_le(out + HELLO_ADDRLEN, b->addrlen, 2);
     memcpy(out + HELLO_ADDR, b->addr, b->addrlen);
     return n;
 }
@@ -154,12 +140,12 @@ int mf_em_unpack_hello(const uint8_t *in, size_t len, mf_em_hello_t *b)
         return -1;
     mf_em_hello_t t;
     size_t nfwd = 0;
-    t.version = (uint32_t)get_le(in + HELLO_VERSION, 4);
-    t.nranks = (uint32_t)get_le(in + HELLO_NRANKS, 4);
-    t.pid = (uint32_t)get_le(in + HELLO_PID, 4);
+    t.version = (uint32_t)mf_get_le(in + HELLO_VERSION, 4);
+    t.nranks = (uint32_t)mf_get_le(in + HELLO_NRANKS, 4);
+    t.pid = (uint32_t)mf_get_le(in + HELLO_PID, 4);
     if (mf_fwd_unpack(in + HELLO_FWD, MF_FWD_ENTRY_BYTES, &t.fwd, 1, &nfwd) || nfwd != 1)
         return -1;
-    t.addrlen = (uint16_t)get_le(in + HELLO_ADDRLEN, 2);
+    t.addrlen = (uint16_t)mf_get_le(in + HELLO_ADDRLEN, 2);
     if (t.addrlen > MF_EM_ADDR_MAX || len != HELLO_ADDR + (size_t)t.addrlen)
         return -1;
     memcpy(t.addr, in + HELLO_ADDR, t.addrlen);
@@ -176,12 +162,12 @@ size_t mf_em_pack_welcome(const mf_em_hdr_t *h, const mf_em_welcome_t *b, uint8_
     if (cap < WELCOME_BYTES)
         return 0;
     pack_typed_hdr(h, MF_EM_WELCOME, out);
-    put_le(out + WELCOME_STATUS, (uint32_t)b->status, 4);
-    put_le(out + WELCOME_NRANKS, b->nranks, 4);
-    put_le(out + WELCOME_NNODES, b->nnodes, 4);
-    put_le(out + WELCOME_PPN, b->ppn, 4);
-    put_le(out + WELCOME_PID, b->pid, 4);
-    put_le(out + WELCOME_PID + 4, 0, 4); /* reserved: keeps cycle_ns 8-aligned */
+    mf_put_le(out + WELCOME_STATUS, (uint32_t)b->status, 4);
+    mf_put_le(out + WELCOME_NRANKS, b->nranks, 4);
+    mf_put_le(out + WELCOME_NNODES, b->nnodes, 4);
+    mf_put_le(out + WELCOME_PPN, b->ppn, 4);
+    mf_put_le(out + WELCOME_PID, b->pid, 4);
+    mf_put_le(out + WELCOME_PID + 4, 0, 4); /* reserved: keeps cycle_ns 8-aligned */
     put_f64(out + WELCOME_CYCLE_NS, b->cycle_ns);
     put_str(out + WELCOME_PARAMS, b->params, sizeof b->params);
     put_str(out + WELCOME_TOPO, b->topo, sizeof b->topo);
@@ -193,11 +179,11 @@ int mf_em_unpack_welcome(const uint8_t *in, size_t len, mf_em_welcome_t *b)
 {
     if (check_msg(in, len, MF_EM_WELCOME, WELCOME_BYTES) || len != WELCOME_BYTES)
         return -1;
-    b->status = (int32_t)(uint32_t)get_le(in + WELCOME_STATUS, 4);
-    b->nranks = (uint32_t)get_le(in + WELCOME_NRANKS, 4);
-    b->nnodes = (uint32_t)get_le(in + WELCOME_NNODES, 4);
-    b->ppn = (uint32_t)get_le(in + WELCOME_PPN, 4);
-    b->pid = (uint32_t)get_le(in + WELCOME_PID, 4);
+    b->status = (int32_t)(uint32_t)mf_get_le(in + WELCOME_STATUS, 4);
+    b->nranks = (uint32_t)mf_get_le(in + WELCOME_NRANKS, 4);
+    b->nnodes = (uint32_t)mf_get_le(in + WELCOME_NNODES, 4);
+    b->ppn = (uint32_t)mf_get_le(in + WELCOME_PPN, 4);
+    b->pid = (uint32_t)mf_get_le(in + WELCOME_PID, 4);
     b->cycle_ns = get_f64(in + WELCOME_CYCLE_NS);
     get_str(in + WELCOME_PARAMS, b->params, sizeof b->params);
     get_str(in + WELCOME_TOPO, b->topo, sizeof b->topo);
@@ -223,7 +209,7 @@ size_t mf_em_pack_ct(const mf_em_hdr_t *h, const mf_em_ct_t *b, uint8_t *out, si
     mf_em_pack_hdr(h, out);
     out[CT_CTX] = b->ctx;
     out[CT_CTX + 1] = 0; /* reserved */
-    put_le(out + CT_ENTRY_LEN, elen, 2);
+    mf_put_le(out + CT_ENTRY_LEN, elen, 2);
     return CT_ENTRY + elen;
 }
 
@@ -234,7 +220,7 @@ int mf_em_unpack_ct(const uint8_t *in, size_t len, mf_em_ct_t *b, int with_entry
         return -1;
     if (h.type != (with_entry ? MF_EM_CT_CONFIG : MF_EM_CT_FREE))
         return -1;
-    size_t elen = (size_t)get_le(in + CT_ENTRY_LEN, 2);
+    size_t elen = (size_t)mf_get_le(in + CT_ENTRY_LEN, 2);
     if (in[CT_CTX] >= MF_MAX_CTX || len != CT_ENTRY + elen)
         return -1;
     mf_em_ct_t t = {.ctx = in[CT_CTX]};
@@ -259,14 +245,14 @@ size_t mf_em_pack_coll(const mf_em_hdr_t *h, const mf_em_coll_t *b, uint8_t *out
     mf_proc_hdr_pack(&b->hdr, out + COLL_PROC);
     out[COLL_VOTE] = b->vote;
     out[COLL_VOTE + 1] = 0; /* reserved */
-    put_le(out + COLL_SIZE, b->comm_size, 2);
-    put_le(out + COLL_RANK, b->comm_rank, 2);
-    put_le(out + COLL_GLOBAL0, b->global0, 2);
-    put_le(out + COLL_SEND, b->send_bytes, 8);
-    put_le(out + COLL_RECV, b->recv_bytes, 8);
-    put_le(out + COLL_NCOUNTS, b->ncounts, 4);
+    mf_put_le(out + COLL_SIZE, b->comm_size, 2);
+    mf_put_le(out + COLL_RANK, b->comm_rank, 2);
+    mf_put_le(out + COLL_GLOBAL0, b->global0, 2);
+    mf_put_le(out + COLL_SEND, b->send_bytes, 8);
+    mf_put_le(out + COLL_RECV, b->recv_bytes, 8);
+    mf_put_le(out + COLL_NCOUNTS, b->ncounts, 4);
     for (uint32_t i = 0; i < b->ncounts; i++)
-        put_le(out + COLL_COUNTS + 4 * (size_t)i, b->counts[i], 4);
+        mf_put_le(out + COLL_COUNTS + 4 * (size_t)i, b->counts[i], 4);
     return n;
 }
 
@@ -291,12 +277,12 @@ int mf_em_unpack_coll(const uint8_t *in, size_t len, mf_em_coll_t *b)
     if (mf_proc_hdr_unpack(in + COLL_PROC, &t.hdr))
         return -1;
     t.vote = in[COLL_VOTE];
-    t.comm_size = (uint16_t)get_le(in + COLL_SIZE, 2);
-    t.comm_rank = (uint16_t)get_le(in + COLL_RANK, 2);
-    t.global0 = (uint16_t)get_le(in + COLL_GLOBAL0, 2);
-    t.send_bytes = get_le(in + COLL_SEND, 8);
-    t.recv_bytes = get_le(in + COLL_RECV, 8);
-    t.ncounts = (uint32_t)get_le(in + COLL_NCOUNTS, 4);
+    t.comm_size = (uint16_t)mf_get_le(in + COLL_SIZE, 2);
+    t.comm_rank = (uint16_t)mf_get_le(in + COLL_RANK, 2);
+    t.global0 = (uint16_t)mf_get_le(in + COLL_GLOBAL0, 2);
+    t.send_bytes = mf_get_le(in + COLL_SEND, 8);
+    t.recv_bytes = mf_get_le(in + COLL_RECV, 8);
+    t.ncounts = (uint32_t)mf_get_le(in + COLL_NCOUNTS, 4);
     if (t.vote >= MF_FB_COUNT || t.comm_size == 0 || t.comm_rank >= t.comm_size)
         return -1;
     if (t.ncounts != 0 && t.ncounts != t.comm_size)
@@ -320,12 +306,12 @@ size_t mf_em_pack_result(const mf_em_hdr_t *h, const mf_em_result_t *b, uint8_t 
     if (cap < RESULT_BYTES)
         return 0;
     pack_typed_hdr(h, MF_EM_RESULT, out);
-    put_le(out + RESULT_STATUS, (uint32_t)b->status, 4);
+    mf_put_le(out + RESULT_STATUS, (uint32_t)b->status, 4);
     out[RESULT_REASON] = b->reason;
     memset(out + RESULT_REASON + 1, 0, 3); /* reserved */
-    put_le(out + RESULT_RECV, b->recv_bytes, 8);
-    put_le(out + RESULT_NET, b->net_cycles, 8);
-    put_le(out + RESULT_RANK, b->rank_cycles, 8);
+    mf_put_le(out + RESULT_RECV, b->recv_bytes, 8);
+    mf_put_le(out + RESULT_NET, b->net_cycles, 8);
+    mf_put_le(out + RESULT_RANK, b->rank_cycles, 8);
     put_f64(out + RESULT_CYCLE_NS, b->cycle_ns);
     put_str(out + RESULT_TEXT, b->text, sizeof b->text);
     return RESULT_BYTES;
@@ -336,13 +322,13 @@ int mf_em_unpack_result(const uint8_t *in, size_t len, mf_em_result_t *b)
     if (check_msg(in, len, MF_EM_RESULT, RESULT_BYTES) || len != RESULT_BYTES)
         return -1;
     mf_em_result_t t;
-    t.status = (int32_t)(uint32_t)get_le(in + RESULT_STATUS, 4);
+    t.status = (int32_t)(uint32_t)mf_get_le(in + RESULT_STATUS, 4);
     t.reason = in[RESULT_REASON];
     if (t.reason >= MF_FB_COUNT)
         return -1;
-    t.recv_bytes = get_le(in + RESULT_RECV, 8);
-    t.net_cycles = get_le(in + RESULT_NET, 8);
-    t.rank_cycles = get_le(in + RESULT_RANK, 8);
+    t.recv_bytes = mf_get_le(in + RESULT_RECV, 8);
+    t.net_cycles = mf_get_le(in + RESULT_NET, 8);
+    t.rank_cycles = mf_get_le(in + RESULT_RANK, 8);
     t.cycle_ns = get_f64(in + RESULT_CYCLE_NS);
     get_str(in + RESULT_TEXT, t.text, sizeof t.text);
     *b = t;

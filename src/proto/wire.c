@@ -14,13 +14,13 @@
 
 /* ---- little-endian helpers -------------------------------------------- */
 
-static void put_le(uint8_t *out, uint64_t v, unsigned nbytes)
+void mf_put_le(uint8_t *out, uint64_t v, unsigned nbytes)
 {
     for (unsigned i = 0; i < nbytes; i++)
         out[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t get_le(const uint8_t *in, unsigned nbytes)
+uint64_t mf_get_le(const uint8_t *in, unsigned nbytes)
 {
     uint64_t v = 0;
     for (unsigned i = 0; i < nbytes; i++)
@@ -30,13 +30,13 @@ static uint64_t get_le(const uint8_t *in, unsigned nbytes)
 
 static void put_u16(uint8_t **p, uint16_t v)
 {
-    put_le(*p, v, 2);
+    mf_put_le(*p, v, 2);
     *p += 2;
 }
 
 static uint16_t get_u16(const uint8_t **p)
 {
-    uint16_t v = (uint16_t)get_le(*p, 2);
+    uint16_t v = (uint16_t)mf_get_le(*p, 2);
     *p += 2;
     return v;
 }
@@ -72,12 +72,12 @@ void mf_proc_hdr_pack(const mf_proc_hdr_t *h, uint8_t out[MF_PROC_HDR_BYTES])
                  field_put(h->alg, PH_ALG, 2) | field_put(h->op, PH_OP, 4) |
                  field_put(h->dtype, PH_DTYPE, 4) | field_put(h->root, PH_ROOT, 16) |
                  field_put(h->size, PH_SIZE, 29);
-    put_le(out, v, MF_PROC_HDR_BYTES);
+    mf_put_le(out, v, MF_PROC_HDR_BYTES);
 }
 
 int mf_proc_hdr_unpack(const uint8_t in[MF_PROC_HDR_BYTES], mf_proc_hdr_t *h)
 {
-    uint64_t v = get_le(in, MF_PROC_HDR_BYTES);
+    uint64_t v = mf_get_le(in, MF_PROC_HDR_BYTES);
     mf_proc_hdr_t t = {
         .opcode = (uint8_t)field_get(v, PH_OPCODE, 4),
         .ctx = (uint8_t)field_get(v, PH_CTX, 5),
@@ -108,12 +108,12 @@ void mf_net_hdr_pack(const mf_net_hdr_t *h, uint8_t out[MF_NET_HDR_BYTES])
                  field_put(h->dtype, NH_DTYPE, 4) | field_put(h->tag, NH_TAG, 5) |
                  field_put(h->psize, NH_PSIZE, 3) | field_put(h->last, NH_LAST, 1) |
                  field_put(h->vc, NH_VC, 1) | field_put(h->pad, NH_PAD, 5);
-    put_le(out, v, MF_NET_HDR_BYTES);
+    mf_put_le(out, v, MF_NET_HDR_BYTES);
 }
 
 int mf_net_hdr_unpack(const uint8_t in[MF_NET_HDR_BYTES], mf_net_hdr_t *h)
 {
-    uint64_t v = get_le(in, MF_NET_HDR_BYTES);
+    uint64_t v = mf_get_le(in, MF_NET_HDR_BYTES);
     mf_net_hdr_t t = {
         .dest = (uint16_t)field_get(v, NH_DEST, 16),
         .ctx = (uint8_t)field_get(v, NH_CTX, 5),

@@ -6,7 +6,10 @@
  *   - the return code is not MPI_SUCCESS;
  *   - MPI_Error_string's text contains "MPI_Allreduce" (printed as a "#" line;
  *     it should also name the disagreeing ranks, e.g. 0 and 1).
- * Then a correct MPI_Allreduce must still work (the library recovered).
+ * Then the same for a root (MPI_Bcast), an op and a datatype (MPI_Allreduce)
+ * that differ between rank 0 and the others: each text must name what
+ * differs.  Then a correct MPI_Allreduce must still work (the library
+ * recovered).
  *
  *   mismatch          the real check: NEEDS THE LIBRARY.  Under plain MPICH
  *                     the mismatched call hangs or misbehaves (always run it
@@ -35,6 +38,34 @@ static void report(int good, const char *desc)
         printf("%s %d - %s\n", all ? "ok" : "not ok", ntest, desc);
         fflush(stdout);
     }
+}
+
+/* One erroneous call: an error on every rank whose text names the
+ * collective and what differs. */
+static void expect_error(int rc, const char *coll, const char *what, const char *desc)
+{
+    char es[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_string(rc, es, &len);
+    printf("# rank %d: %s\n", wrank, rc != MPI_SUCCESS ? es : "no error");
+    fflush(stdout);
+    report(rc != MPI_SUCCESS && strstr(es, coll) && strstr(es, what), desc);
+}
+
+/* Root, op and datatype disagreements (count is above). */
+static void more_mismatches(int *in, int *out)
+{
+    expect_error(MPI_Bcast(in, 4, MPI_INT, wrank == 0 ? 0 : 1, MPI_COMM_WORLD), "MPI_Bcast",
+                 "root", "MPI_Bcast with root 0 on rank 0 and 1 elsewhere: error naming root");
+    expect_error(MPI_Allreduce(in, out, 4, MPI_INT, wrank == 0 ? MPI_SUM : MPI_MAX,
+                               MPI_COMM_WORLD),
+                 "MPI_Allreduce", "op", "MPI_Allreduce with SUM on rank 0 and MAX elsewhere: "
+                 "error naming the op");
+    expect_error(MPI_Allreduce(in, out, 4, wrank == 0 ? MPI_INT : MPI_FLOAT, MPI_SUM,
+                               MPI_COMM_WORLD),
+                 "MPI_Allreduce", "datatype", "MPI_Allreduce of MPI_INT on rank 0 and MPI_FLOAT "
+                 "elsewhere: error naming the datatype");
 }
 
 int main(int argc, char **argv)
@@ -80,6 +111,7 @@ int main(int argc, char **argv)
             has = strstr(es, "MPI_Allreduce") != NULL;
         }
         report(has, "the error string names MPI_Allreduce");
+        more_mismatches(in, out);
     }
 
     /* the communicator still works afterwards */

@@ -171,27 +171,28 @@ static void test_coll(void)
     mf_em_coll_t b = {.hdr = {.opcode = MF_OPC_REDUCE_SCATTER, .ctx = 3, .alg = 2,
                               .op = MF_OP_MAX, .dtype = MF_DT_INT32, .root = 0, .size = 8},
                       .vote = MF_FB_NONE, .comm_size = 3, .comm_rank = 1, .global0 = 8,
-                      .send_bytes = 0x123456789aull, .recv_bytes = 16, .ncounts = 3,
-                      .counts = counts}, g;
+                      .send_bytes = 0x123456789aull, .recv_bytes = 16,
+                      .entry_ns = 0x1122334455667788ull, .ncounts = 3, .counts = counts}, g;
     mf_em_hdr_t gh;
     size_t n = mf_em_pack_coll(&h, &b, buf, sizeof buf);
-    ok(n == 52 + 12, "coll: 52 + 4 x ncounts bytes (%zu)", n);
+    ok(n == 60 + 12, "coll: 60 + 4 x ncounts bytes (%zu)", n);
     ok(mf_em_unpack_hdr(buf, n, &gh) == 0 && gh.seq == 17 && gh.grank == 9, "coll: header");
     ok(mf_em_unpack_coll(buf, n, &g) == 0 && g.hdr.opcode == MF_OPC_REDUCE_SCATTER &&
            g.hdr.ctx == 3 && g.hdr.alg == 2 && g.hdr.op == MF_OP_MAX &&
            g.hdr.dtype == MF_DT_INT32 && g.hdr.size == 8 && g.comm_size == 3 &&
            g.comm_rank == 1 && g.global0 == 8 && g.send_bytes == b.send_bytes &&
-           g.recv_bytes == 16 && g.ncounts == 3 && g.counts && g.counts[0] == 8 &&
+           g.recv_bytes == 16 && g.entry_ns == b.entry_ns && g.ncounts == 3 && g.counts &&
+           g.counts[0] == 8 &&
            g.counts[1] == 16 && g.counts[2] == counts[2],
        "coll: round trip with counts");
     ok(truncations_rejected(n, un_coll), "coll: truncated rejected");
     ok(mf_em_unpack_coll(buf, n + 4, &g) == -1, "coll: trailing bytes rejected");
-    buf[48] = 2; /* ncounts 2 with comm_size 3 */
+    buf[56] = 2; /* ncounts 2 with comm_size 3 */
     ok(mf_em_unpack_coll(buf, n - 4, &g) == -1, "coll: ncounts not 0 and not comm_size rejected");
     b.ncounts = 0;
     b.vote = MF_FB_DERIVED;
     n = mf_em_pack_coll(&h, &b, buf, sizeof buf);
-    ok(n == 52 && mf_em_unpack_coll(buf, n, &g) == 0 && g.ncounts == 0 && !g.counts &&
+    ok(n == 60 && mf_em_unpack_coll(buf, n, &g) == 0 && g.ncounts == 0 && !g.counts &&
            g.vote == MF_FB_DERIVED,
        "coll: no counts, vote round-trips");
     buf[24] = MF_FB_COUNT;

@@ -46,6 +46,7 @@ struct member {
     member_t *rank_next;
     /* model run */
     uint8_t *recv;
+    uint64_t at;      /* cycle it enters the model */
     uint64_t complete;
     int status;
     char merr[160];
@@ -687,15 +688,36 @@ static int post_one(mf_session_t *s, member_t *m, uint64_t at, char *err, size_t
     return mf_net_post(s->net, m->grank, &req, err, len);
 }
 
-/* Post every member at the model's current cycle; on failure the text
- * says why.  The members' calls were checked to agree, so a post that
- * fails fails on the first member, leaving the model untouched. */
-static int post_all(mf_session_t *s, record_t *rec, uint64_t at, char *text, size_t len)
+/* Entry cycles: with modeled time (every member sent its virtual entry
+ * time) members enter as far apart as their entry times, the earliest at
+ * the model's current cycle -- process skew is modeled, not assumed away;
+ * else all enter now. */
+static void entry_cycles(mf_session_t *s, record_t *rec, uint64_t now)
+{
+    uint64_t vmin = UINT64_MAX;
+    int timed = 1;
+    for (int i = 0; i < rec->size; i++) {
+        timed &= rec->m[i].c.entry_ns != 0;
+        if (rec->m[i].c.entry_ns < vmin)
+            vmin = rec->m[i].c.entry_ns;
+    }
+    for (int i = 0; i < rec->size; i++) {
+        member_t *m = &rec->m[i];
+        m->at = now;
+        if (timed)
+            m->at += (uint64_t)((double)(m->c.entry_ns - vmin) / cycle_ns(s) + 0.5);
+    }
+}
+
+/* Post every member at its entry cycle; on failure the text says why.
+ * The members' calls were checked to agree, so a post that fails fails on
+ * the first member, leaving the model untouched. */
+static int post_all(mf_session_t *s, record_t *rec, char *text, size_t len)
 {
     char err[200];
     for (int i = 0; i < rec->size; i++) {
         member_t *m = &rec->m[i];
-        if (post_one(s, m, at, err, sizeof err) == 0)
+        if (post_one(s, m, m->at, err, sizeof err) == 0)
             continue;
         textf(text, len, "%s: rank %d: %s", mpi_name(m->c.hdr.opcode), m->grank, err);
         if (i > 0) /* members 0..i-1 wait in the model for ever */
@@ -705,7 +727,8 @@ static int post_all(mf_session_t *s, record_t *rec, uint64_t at, char *text, siz
     return 0;
 }
 
-/* DATA of the receive buffer, then RESULT, to each member. */
+/* DATA of the receive buffer, then RESULT, to each member: its own time
+ * (completion - its entry) and the call's (last completion - first entry). */
 static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
 {
     uint64_t end = at;
@@ -716,7 +739,7 @@ static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
     for (int i = 0; i < rec->size; i++) {
         const member_t *m = &rec->m[i];
         mf_em_result_t r = {.status = m->status ? -1 : 0, .cycle_ns = cycle_ns(s),
-                            .net_cycles = end - at, .rank_cycles = m->complete - at};
+                            .net_cycles = end - at, .rank_cycles = m->complete - m->at};
         if (m->status) {
             textf(r.text, sizeof r.text, "%s: rank %d: %s", mpi_name(m->c.hdr.opcode),
                      m->grank, m->merr);
@@ -736,7 +759,8 @@ static int run_model(mf_session_t *s, record_t *rec)
 {
     char text[MF_EM_TEXT_MAX], err[200];
     uint64_t at = mf_net_now(s->net);
-    if (post_all(s, rec, at, text, sizeof text))
+    entry_cycles(s, rec, at);
+    if (post_all(s, rec, text, sizeof text))
         return result_all(s, rec, -1, 0, text), -1;
     if (mf_net_run(s->net, MF_NEVER, err, sizeof err)) {
         textf(text, sizeof text, "%s: the model failed: %s", mpi_name(rec->m[0].c.hdr.opcode),

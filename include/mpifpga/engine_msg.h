@@ -97,6 +97,7 @@ typedef struct {
     uint16_t global0;    /* global rank of comm rank 0: with ctx, names the comm */
     uint64_t send_bytes; /* payload this rank streams (DATA) */
     uint64_t recv_bytes; /* result bytes it expects back */
+    uint64_t entry_ns;   /* modeled time: the rank's virtual time at entry, ns; 0 none */
     uint32_t ncounts;    /* reduce_scatter: comm_size byte counts, else 0 */
     const uint32_t *counts; /* unpack: points into the message */
 } mf_em_coll_t;
@@ -106,7 +107,8 @@ typedef struct {
     uint8_t reason;      /* status 1: mf_fb_reason_t of the member that voted */
     uint64_t recv_bytes; /* result bytes that follow in DATA */
     uint64_t net_cycles; /* modeled: last member's completion - entry */
-    uint64_t rank_cycles;/* modeled: this rank's completion - its entry */
+    uint64_t rank_cycles;/* modeled: this rank's completion - its entry (with entry_ns:
+                            members enter at cycles as far apart as their entry times) */
     double cycle_ns;
     char text[MF_EM_TEXT_MAX]; /* status -1: what was wrong */
 } mf_em_result_t;

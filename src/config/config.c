@@ -115,6 +115,18 @@ static int parse_verbose(const char *v, void *f, size_t n, char *err, size_t len
     return parse_int_range(v, f, 0, 2, err, len);
 }
 
+static int parse_modeled(const char *v, void *f, size_t n, char *err, size_t len)
+{
+    if (!strcasecmp(v, "wall"))
+        return *(int *)f = MF_MODELED_WALL, 0;
+    if (!strcasecmp(v, "cpu"))
+        return *(int *)f = MF_MODELED_CPU, 0;
+    if (parse_bool(v, f, n, err, len) == 0)
+        return 0;
+    snprintf(err, len, "'%s' is not 0, 1, wall or cpu", v);
+    return -1;
+}
+
 static int parse_str(const char *v, void *f, size_t n, char *err, size_t len)
 {
     if (strlen(v) >= n) {
@@ -184,6 +196,7 @@ static const var_t vars[] = {
     {"MPIFPGA_CT_SLOTS", "32", F(ct_slots), parse_slots, "communicator-table rows per rank (0..32, 001 sec. 3.2)"},
     {"MPIFPGA_CONNECT_TIMEOUT", "10", F(connect_timeout), parse_timeout, "seconds to wait for the engine at MPI_Init"},
     {"MPIFPGA_PROVIDER", "auto", F(provider), parse_str, "libfabric provider in auto mode (auto: shm on one host, else tcp;ofi_rxm)"},
+    {"MPIFPGA_MODELED_TIME", "0", F(modeled_time), parse_modeled, "MPI_Wtime in modeled time inside offloaded calls; outside: 1/wall host wall clock, cpu the thread's CPU time (oversubscribed cores)"},
     {"MPIFPGA_VERBOSE", "0", F(verbose), parse_verbose, "1: summary on stderr at MPI_Finalize; 2: also warnings per communicator"},
     {"MPIFPGA_REPORT", "", F(report), parse_str, "write the run report as JSON to this path at MPI_Finalize"},
 };

@@ -23,6 +23,9 @@ typedef enum {
 const char *mf_coll_id_name(mf_coll_id_t c);     /* "allreduce" */
 const char *mf_coll_id_mpi_name(mf_coll_id_t c); /* "MPI_Allreduce" */
 
+/* Modeled time: off, or the clock that runs outside offloaded calls. */
+enum { MF_MODELED_OFF = 0, MF_MODELED_WALL = 1, MF_MODELED_CPU = 2 };
+
 typedef struct {
     int enable;               /* MPIFPGA_ENABLE */
     uint32_t colls;           /* MPIFPGA_COLLS: bit per mf_coll_id_t */
@@ -38,6 +41,7 @@ typedef struct {
     int ct_slots;             /* MPIFPGA_CT_SLOTS: CT rows per rank (<= 32) */
     int connect_timeout;      /* MPIFPGA_CONNECT_TIMEOUT, seconds */
     char provider[64];        /* MPIFPGA_PROVIDER: libfabric provider (auto mode) */
+    int modeled_time;         /* MPIFPGA_MODELED_TIME: MF_MODELED_* */
     int verbose;              /* MPIFPGA_VERBOSE: 0 quiet, 1 summary, 2 + per-comm */
     char report[512];         /* MPIFPGA_REPORT: JSON report path ("" none) */
 } mf_config_t;

@@ -33,6 +33,7 @@ typedef struct {
     void *recv;              /* room for recv_bytes of result */
     uint64_t recv_bytes;
     const uint32_t *counts;  /* reduce_scatter: comm_size byte counts, or NULL */
+    uint64_t entry_ns;       /* modeled time: virtual time at entry (ns), 0 none */
     const char *mpi_name;    /* for messages: "MPI_Allreduce" */
 } mf_dev_call_t;
 
@@ -42,6 +43,7 @@ typedef struct {
     mf_dev_status_t status;
     mf_fb_reason_t reason;   /* MF_DEV_FALLBACK: why */
     double net_us;           /* modeled time of the call in the network */
+    double rank_us;          /* modeled: this rank's completion - its entry */
     char text[MF_EM_TEXT_MAX + 80]; /* MF_DEV_ERROR: what went wrong */
 } mf_dev_result_t;
 

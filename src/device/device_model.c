@@ -212,7 +212,7 @@ static int send_call(model_t *m, const mf_dev_call_t *c, char *err, size_t len)
                       .comm_size = (uint16_t)c->comm_size, .comm_rank = (uint16_t)c->comm_rank,
                       .global0 = (uint16_t)c->global0,
                       .send_bytes = c->vote ? 0 : c->send_bytes,
-                      .recv_bytes = c->vote ? 0 : c->recv_bytes,
+                      .recv_bytes = c->vote ? 0 : c->recv_bytes, .entry_ns = c->entry_ns,
                       .ncounts = c->counts ? (uint32_t)c->comm_size : 0, .counts = c->counts};
     if (send_msg(m, mf_em_pack_coll(&h, &b, m->msg, sizeof m->msg), err, len))
         return -1;
@@ -308,6 +308,7 @@ static int model_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r
     }
     r->status = MF_DEV_DONE;
     r->net_us = (double)w.res.net_cycles * w.res.cycle_ns / 1000.0;
+    r->rank_us = (double)w.res.rank_cycles * w.res.cycle_ns / 1000.0;
     return 0;
 }
 

@@ -52,6 +52,12 @@ void mf_comm_attach(MPI_Comm comm);
  * did not see created: the first collective on it is made by all members). */
 const mf_comm_t *mf_comm_get(MPI_Comm comm);
 
+/* intercept/wtime.c: modeled time.  enter: the rank's virtual time now
+ * (seconds) and, with modeled time on, the same in ns for the engine (else
+ * 0); leave: the call took rank_us of modeled time. */
+double mf_vtime_enter(uint64_t *entry_ns);
+void mf_vtime_leave(double entry, double rank_us);
+
 /* Turn a device error into an MPI error on comm (its error handler runs). */
 int mf_raise(MPI_Comm comm, const char *text);
 

@@ -88,6 +88,7 @@ static int run_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
 {
     mf_dev_result_t r;
     mf_coll_stats_t *st = &mf_host.rep.c[c->id];
+    double entry = mf_vtime_enter(&d->entry_ns);
     if (mf_host.dev.ops->coll(&mf_host.dev, d, &r) || r.status == MF_DEV_ERROR) {
         *rc = mf_raise(c->comm, r.text);
         return 1;
@@ -95,6 +96,7 @@ static int run_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
     if (r.status == MF_DEV_FALLBACK)
         return fall_back(c, r.reason);
     st->modeled_us += r.net_us;
+    mf_vtime_leave(entry, r.rank_us);
     *rc = MPI_SUCCESS;
     return 1;
 }

@@ -20,7 +20,7 @@ enum {
     CT_CTX = 16, CT_ENTRY_LEN = 18, CT_ENTRY = 20,
 
     COLL_PROC = 16, COLL_VOTE = 24, COLL_SIZE = 26, COLL_RANK = 28, COLL_GLOBAL0 = 30,
-    COLL_SEND = 32, COLL_RECV = 40, COLL_NCOUNTS = 48, COLL_COUNTS = 52,
+    COLL_SEND = 32, COLL_RECV = 40, COLL_ENTRY = 48, COLL_NCOUNTS = 56, COLL_COUNTS = 60,
 
     RESULT_STATUS = 16, RESULT_REASON = 20, RESULT_RECV = 24, RESULT_NET = 32,
     RESULT_RANK = 40, RESULT_CYCLE_NS = 48, RESULT_TEXT = 56,
@@ -250,6 +250,7 @@ size_t mf_em_pack_coll(const mf_em_hdr_t *h, const mf_em_coll_t *b, uint8_t *out
     mf_put_le(out + COLL_GLOBAL0, b->global0, 2);
     mf_put_le(out + COLL_SEND, b->send_bytes, 8);
     mf_put_le(out + COLL_RECV, b->recv_bytes, 8);
+    mf_put_le(out + COLL_ENTRY, b->entry_ns, 8);
     mf_put_le(out + COLL_NCOUNTS, b->ncounts, 4);
     for (uint32_t i = 0; i < b->ncounts; i++)
         mf_put_le(out + COLL_COUNTS + 4 * (size_t)i, b->counts[i], 4);
@@ -282,6 +283,7 @@ int mf_em_unpack_coll(const uint8_t *in, size_t len, mf_em_coll_t *b)
     t.global0 = (uint16_t)mf_get_le(in + COLL_GLOBAL0, 2);
     t.send_bytes = mf_get_le(in + COLL_SEND, 8);
     t.recv_bytes = mf_get_le(in + COLL_RECV, 8);
+    t.entry_ns = mf_get_le(in + COLL_ENTRY, 8);
     t.ncounts = (uint32_t)mf_get_le(in + COLL_NCOUNTS, 4);
     if (t.vote >= MF_FB_COUNT || t.comm_size == 0 || t.comm_rank >= t.comm_size)
         return -1;

@@ -280,7 +280,9 @@ static int serve(const opts_t *o, engine_t *e, mf_session_t *s)
         }
         if (n >= 1 && msg[0] == MF_EM_HELLO)
             add_peer(e, msg, (size_t)n);
+        mf_fab_hold_wakeups(e->fab, 1); /* a call's results: one wake-up per rank */
         mf_session_handle(s, msg, (size_t)n); /* logs its own errors */
+        mf_fab_hold_wakeups(e->fab, 0);
         mf_fab_release(e->fab, token);
         if (mf_session_done(s)) {
             note(o, "every rank said BYE: exiting");

@@ -111,6 +111,7 @@ static int wait_welcome(model_t *m, int timeout_s, char *err, size_t len)
             return -1;
         }
         m->welcomed = 1;
+        mf_fab_peers_known(m->fab); /* the engine opened our doorbell before WELCOME */
         return 0;
     }
     snprintf(err, len,
@@ -295,7 +296,10 @@ static int model_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r
     wait_t w = {0};
     *r = (mf_dev_result_t){.status = MF_DEV_ERROR};
     m->seq++;
-    if (send_call(m, c, r->text, sizeof r->text) || wait_result(m, c, &w, r->text, sizeof r->text))
+    mf_fab_hold_wakeups(m->fab, 1); /* header and data: one wake-up of the engine */
+    int sent = send_call(m, c, r->text, sizeof r->text);
+    mf_fab_hold_wakeups(m->fab, 0);
+    if (sent || wait_result(m, c, &w, r->text, sizeof r->text))
         return -1;
     if (w.res.status == 1) {
         r->status = MF_DEV_FALLBACK;

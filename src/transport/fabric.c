@@ -18,10 +18,12 @@
 #include <rdma/fi_errno.h>
 
 #include "mpifpga/engine_msg.h"
+#include "transport/doorbell.h"
 
 #define NTX 32           /* bounce buffers for sends */
 #define NCQE 16          /* completions read at once */
 #define POLL_MAX_NS 500000L /* longest sleep between polls without a wait object */
+#define BELL_POLL_MS 5      /* longest a receive waits on its doorbell between reads */
 
 enum { BUF_RX, BUF_TX };
 
@@ -51,6 +53,9 @@ struct mf_fab {
     int send_timeout_ms;    /* 0: none */
     mf_fab_gone_fn gone;
     void *gone_ctx;
+    int have_bell;          /* no wait object: receives wait on a doorbell */
+    int hold;               /* mf_fab_hold_wakeups */
+    mf_bell_t bell;
 };
 
 void mf_fab_set_send_timeout(mf_fab_t *f, int ms) { f->send_timeout_ms = ms; }
@@ -145,6 +150,17 @@ static int alloc_bufs(mf_fab_t *f, char *err, size_t len)
     return 0;
 }
 
+/* Without a wait object, receives block on a doorbell (doorbell.h);
+ * if it cannot be made they poll with sleeps. */
+static void open_bell(mf_fab_t *f)
+{
+    uint8_t name[MF_EM_ADDR_MAX];
+    size_t n = sizeof name;
+    if (!f->blocking && fi_getname(&f->ep->fid, name, &n) == 0 &&
+        mf_bell_open(&f->bell, name, n) == 0)
+        f->have_bell = 1;
+}
+
 int mf_fab_open(const char *prov, int nrx, mf_fab_t **out, char *err, size_t errlen)
 {
     mf_fab_t *f = calloc(1, sizeof *f);
@@ -166,8 +182,10 @@ int mf_fab_open(const char *prov, int nrx, mf_fab_t **out, char *err, size_t err
         goto fail;
     }
     snprintf(f->prov, sizeof f->prov, "%s", f->info->fabric_attr->prov_name);
+    f->bell.fd = -1;
     if (open_ep(f, err, errlen) || alloc_bufs(f, err, errlen))
         goto fail;
+    open_bell(f);
     fi_freeinfo(hints);
     *out = f;
     return 0;
@@ -182,6 +200,8 @@ void mf_fab_close(mf_fab_t *f)
 {
     if (!f)
         return;
+    if (f->have_bell)
+        mf_bell_close(&f->bell);
     if (f->ep)
         fi_close(&f->ep->fid);
     if (f->av)
@@ -227,11 +247,12 @@ int mf_fab_peer_from_name(mf_fab_t *f, const void *name, size_t len, mf_fab_peer
                           char *err, size_t errlen)
 {
     fi_addr_t a;
-    (void)len;
     int rc = fi_av_insert(f->av, name, 1, &a, 0, NULL);
     if (rc != 1)
         return fab_err(err, errlen, "fi_av_insert", rc < 0 ? rc : -FI_EINVAL);
     *peer = a;
+    if (f->have_bell)
+        mf_bell_add_peer(&f->bell, a, name, len);
     return 0;
 }
 
@@ -334,8 +355,9 @@ static int64_t now_ns(void)
 }
 
 /* Wait for at least one completion, at most until `deadline` (ns, <0 none).
- * 1 progress, 0 timed out, -1 error. */
-static int wait_some(mf_fab_t *f, int64_t deadline, char *err, size_t len)
+ * `bell`: a receive is awaited, so a doorbell (if any) may be waited on;
+ * send completions come without a ring.  1 progress, 0 timed out, -1 error. */
+static int wait_some(mf_fab_t *f, int64_t deadline, int bell, char *err, size_t len)
 {
     struct fi_cq_msg_entry e[NCQE];
     long sleep_ns = 2000;
@@ -351,6 +373,11 @@ static int wait_some(mf_fab_t *f, int64_t deadline, char *err, size_t len)
             r = take(f, fi_cq_sread(f->cq, e, NCQE, NULL, ms > 1000 ? 1000 : ms), e, err, len);
             if (r)
                 return r < 0 ? -1 : 1;
+            continue;
+        }
+        if (bell && f->have_bell) {
+            int ms = (int)(left / 1000000) + 1;
+            mf_bell_wait(&f->bell, ms < BELL_POLL_MS ? ms : BELL_POLL_MS);
             continue;
         }
         struct timespec ts = {0, sleep_ns < left ? sleep_ns : (long)left};
@@ -381,7 +408,9 @@ static fbuf_t *get_tx(mf_fab_t *f)
 static int send_wait(mf_fab_t *f, int64_t deadline, int64_t *next_check, char *err,
                      size_t errlen)
 {
-    int r = wait_some(f, now_ns() + 1000000, err, errlen); /* 1 ms: EAGAIN clears fast */
+    if (f->have_bell)
+        mf_bell_flush(&f->bell); /* the receiver may have to read to free room */
+    int r = wait_some(f, now_ns() + 1000000, 0, err, errlen); /* 1 ms: EAGAIN clears fast */
     if (r < 0)
         return -1;
     if (r > 0 || now_ns() < *next_check)
@@ -413,8 +442,13 @@ int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, ch
     memcpy(b->data, msg, len);
     for (;;) {
         ssize_t rc = fi_send(f->ep, b->data, len, NULL, (fi_addr_t)peer, &b->ctx);
-        if (rc == 0)
+        if (rc == 0) {
+            if (f->have_bell && f->hold)
+                mf_bell_defer(&f->bell, peer);
+            else if (f->have_bell)
+                mf_bell_ring(&f->bell, peer);
             return 0;
+        }
         if (rc != -FI_EAGAIN) {
             b->free = 1;
             f->tx_free++;
@@ -428,12 +462,25 @@ int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, ch
     }
 }
 
+void mf_fab_peers_known(mf_fab_t *f)
+{
+    if (f->have_bell)
+        mf_bell_unlink(&f->bell);
+}
+
+void mf_fab_hold_wakeups(mf_fab_t *f, int hold)
+{
+    f->hold = hold;
+    if (!hold && f->have_bell)
+        mf_bell_flush(&f->bell);
+}
+
 ssize_t mf_fab_recv(mf_fab_t *f, int timeout_ms, const uint8_t **msg, void **token, char *err,
                     size_t errlen)
 {
     int64_t deadline = deadline_of(timeout_ms);
     while (f->rd_count == 0) {
-        int r = wait_some(f, deadline, err, errlen);
+        int r = wait_some(f, deadline, 1, err, errlen);
         if (r < 0)
             return -1;
         if (r == 0)
@@ -458,7 +505,7 @@ int mf_fab_flush(mf_fab_t *f, int timeout_ms, char *err, size_t errlen)
 {
     int64_t deadline = deadline_of(timeout_ms);
     while (f->tx_free < NTX) {
-        int r = wait_some(f, deadline, err, errlen);
+        int r = wait_some(f, deadline, 0, err, errlen);
         if (r < 0)
             return -1;
         if (r == 0) {

@@ -62,6 +62,16 @@ void mf_fab_set_gone_check(mf_fab_t *f, mf_fab_gone_fn fn, void *ctx);
 int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, char *err,
                 size_t errlen);
 
+/* Between hold(1) and hold(0), sends do not wake their receivers one by
+ * one: hold(0) wakes each once (a call's header and data, or the results
+ * to every member of a call, are one wake-up).  No effect with a wait
+ * object. */
+void mf_fab_hold_wakeups(mf_fab_t *f, int hold);
+
+/* Every peer that will send to this endpoint has found it: drop the
+ * doorbell's name (doorbell.h), so a killed process leaves nothing behind. */
+void mf_fab_peers_known(mf_fab_t *f);
+
 /* Receive one message, waiting at most timeout_ms (-1: no limit).
  * Returns its length (> 0) with *msg pointing at it (valid until
  * mf_fab_release(f, *token)), 0 on timeout, -1 on an error. */

@@ -26,22 +26,32 @@ static int comm_size(MPI_Comm c)
     return s;
 }
 
+/* MPICH encodes a builtin datatype's size in its handle (kind bits 0x4...,
+ * size in bits 8-15: MPIR_Datatype_get_basic_size): no call needed on the
+ * path every intercepted call takes, fallbacks included. */
 static uint64_t type_size(MPI_Datatype t)
 {
     int s = 0;
+    if (((unsigned)t & 0xc0000000u) == 0x40000000u)
+        return ((unsigned)t >> 8) & 0xffu;
     if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &s) != MPI_SUCCESS || s < 0)
         return 0;
     return (uint64_t)s;
 }
 
-/* Reductions: lane type and op, or the reason not to. */
+/* Reductions: lane type and op, or the reason not to.  When offload is
+ * off for this collective only the size is needed (the report's bytes):
+ * a call that falls back then costs a few dozen instructions more. */
 static void reduction(mf_call_t *c, MPI_Datatype t, MPI_Op op, uint64_t count)
 {
     int es = 0;
+    uint64_t size = type_size(t);
+    c->esize = size ? (size_t)size : 1;
+    c->block = count * size;
+    if (!mf_offload_wanted(c->id))
+        return;
     c->local = mf_select_op_known(op);
     c->vote = mf_select_reduce(t, op, &c->dt, &c->op, &es);
-    c->esize = type_size(t) ? (size_t)type_size(t) : 1;
-    c->block = count * type_size(t);
 }
 
 /* Data movers: any predefined type moves as bytes.  The first reason
@@ -49,13 +59,15 @@ static void reduction(mf_call_t *c, MPI_Datatype t, MPI_Op op, uint64_t count)
 static void mover(mf_call_t *c, MPI_Datatype t, uint64_t count)
 {
     int es = 0;
-    mf_fb_reason_t r = mf_select_move_type(t, &es);
-    if (r && !c->vote)
-        c->vote = r;
     c->dt = MF_DT_UINT8;
     c->op = MF_OP_SUM;
     c->esize = 1;
     c->block = count * type_size(t);
+    if (!mf_offload_wanted(c->id))
+        return;
+    mf_fb_reason_t r = mf_select_move_type(t, &es);
+    if (r && !c->vote)
+        c->vote = r;
 }
 
 int mf_allreduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op,
@@ -201,7 +213,7 @@ int mf_barrier(MPI_Comm comm, int *rc)
 
 /* ---- the MPI interface ---------------------------------------------------- */
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+MF_PUBLIC int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)
 {
     int rc;
@@ -210,7 +222,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+MF_PUBLIC int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm)
 {
     int rc;
@@ -220,7 +232,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+MF_PUBLIC int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     int rc;
     if (count >= 0 && mf_bcast(buffer, (uint64_t)count, datatype, root, comm, &rc))
@@ -228,7 +240,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+MF_PUBLIC int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int rc;
@@ -239,7 +251,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+MF_PUBLIC int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int rc;
@@ -250,7 +262,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+MF_PUBLIC int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     int rc;
@@ -261,7 +273,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+MF_PUBLIC int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     int rc;
@@ -270,7 +282,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+MF_PUBLIC int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     int rc;
@@ -280,7 +292,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
-int MPI_Barrier(MPI_Comm comm)
+MF_PUBLIC int MPI_Barrier(MPI_Comm comm)
 {
     int rc;
     if (mf_barrier(comm, &rc))

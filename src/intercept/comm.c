@@ -17,56 +17,56 @@ static int attached(int rc, MPI_Comm *newcomm)
     return rc;
 }
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+MF_PUBLIC int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     return attached(PMPI_Comm_dup(comm, newcomm), newcomm);
 }
 
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+MF_PUBLIC int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     return attached(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+MF_PUBLIC int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     return attached(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
 }
 
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+MF_PUBLIC int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     return attached(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), newcomm);
 }
 
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+MF_PUBLIC int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     return attached(PMPI_Comm_create(comm, group, newcomm), newcomm);
 }
 
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+MF_PUBLIC int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     return attached(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
 }
 
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+MF_PUBLIC int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *comm_cart)
 {
     return attached(PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart),
                     comm_cart);
 }
 
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+MF_PUBLIC int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     return attached(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
 }
 
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[],
+MF_PUBLIC int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[],
                      int reorder, MPI_Comm *comm_graph)
 {
     return attached(PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph),
                     comm_graph);
 }
 
-int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+MF_PUBLIC int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int weights[], MPI_Info info,
                           int reorder, MPI_Comm *comm_dist_graph)
 {
@@ -75,7 +75,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
                     comm_dist_graph);
 }
 
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+MF_PUBLIC int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
                                    const int destinations[], const int destweights[],
                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
@@ -86,7 +86,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
                     comm_dist_graph);
 }
 
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+MF_PUBLIC int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     return attached(PMPI_Intercomm_merge(intercomm, high, newintracomm), newintracomm);
 }

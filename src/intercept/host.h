@@ -34,6 +34,10 @@ typedef struct {
 
 extern mf_host_t mf_host;
 
+/* The library is built with -fvisibility=hidden: only the MPI_ functions it
+ * intercepts are exported, so its own calls bind directly. */
+#define MF_PUBLIC __attribute__((visibility("default")))
+
 /* Per-communicator state (an attribute on the communicator). */
 typedef struct {
     int ctx;                  /* CT row, or -1 */

@@ -115,7 +115,7 @@ static void setup(int thread_level)
     mf_comm_init();
 }
 
-int MPI_Init(int *argc, char ***argv)
+MF_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
@@ -123,7 +123,7 @@ int MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+MF_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
@@ -140,7 +140,7 @@ static const char *engine_desc(void)
                                                  : "no engine (collectives ran in MPI)";
 }
 
-int MPI_Finalize(void)
+MF_PUBLIC int MPI_Finalize(void)
 {
     if (mf_host.initialized) {
         mf_report_finalize(&mf_host.rep, engine_desc(), mf_host.grank, mf_host.nranks,

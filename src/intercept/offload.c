@@ -143,6 +143,11 @@ static int run(const mf_call_t *c, const mf_comm_t *cs, int *rc)
     return handled;
 }
 
+int mf_offload_wanted(mf_coll_id_t id)
+{
+    return mf_host.initialized && mf_host.active && (mf_host.cfg.colls & (1u << id));
+}
+
 int mf_offload(mf_call_t *c, int *rc)
 {
     if (!mf_host.initialized)

@@ -35,6 +35,11 @@ typedef struct {
     mf_fb_reason_t vote;      /* reason from this rank's datatypes */
 } mf_call_t;
 
+/* 0 if this collective cannot be offloaded at all in this job (not
+ * initialized, offload off, excluded by MPIFPGA_COLLS): the caller can
+ * skip datatype selection. */
+int mf_offload_wanted(mf_coll_id_t id);
+
 /* 1: the call was handled (offloaded, or an offload error raised): return
  * *rc.  0: the caller runs the PMPI_ function. */
 int mf_offload(mf_call_t *c, int *rc);

@@ -28,7 +28,7 @@ static double host_clock(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-double MPI_Wtime(void)
+MF_PUBLIC double MPI_Wtime(void)
 {
     return mode() ? host_clock() + shift : PMPI_Wtime();
 }

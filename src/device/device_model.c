@@ -80,11 +80,18 @@ static int send_msg(model_t *m, size_t n, char *err, size_t len)
     return mf_fab_send(m->fab, m->engine, m->msg, n, err, len);
 }
 
-/* Receive one message within `ms`; 0 timeout, >0 length, -1 error. */
-static ssize_t recv_msg(model_t *m, int ms, const uint8_t **msg, void **tok, char *err,
-                        size_t len)
+/* One message within a wait slice: its length, 0 if none came and the
+ * engine is alive, -1 on an error or when the engine is gone ("exited
+ * `during`"). */
+static ssize_t recv_slice(model_t *m, const char *during, const uint8_t **msg, void **tok,
+                          char *err, size_t len)
 {
-    return mf_fab_recv(m->fab, ms, msg, tok, err, len);
+    ssize_t n = mf_fab_recv(m->fab, WAIT_SLICE_MS, msg, tok, err, len);
+    if (n == 0 && engine_gone(m)) {
+        gone_msg(m, during, err, len);
+        return -1;
+    }
+    return n;
 }
 
 static int wait_welcome(model_t *m, int timeout_s, char *err, size_t len)
@@ -92,14 +99,11 @@ static int wait_welcome(model_t *m, int timeout_s, char *err, size_t len)
     for (int waited = 0; waited < timeout_s * 1000; waited += WAIT_SLICE_MS) {
         const uint8_t *msg;
         void *tok;
-        ssize_t n = recv_msg(m, WAIT_SLICE_MS, &msg, &tok, err, len);
+        ssize_t n = recv_slice(m, "before this rank connected", &msg, &tok, err, len);
         if (n < 0)
             return -1;
-        if (n == 0) {
-            if (engine_gone(m))
-                return gone_msg(m, "before this rank connected", err, len), -1;
+        if (n == 0)
             continue;
-        }
         int rc = mf_em_unpack_welcome(msg, (size_t)n, &m->welcome);
         mf_fab_release(m->fab, tok);
         if (rc) {
@@ -267,21 +271,16 @@ static int take_msg(model_t *m, const mf_dev_call_t *c, const uint8_t *msg, size
 
 static int wait_result(model_t *m, const mf_dev_call_t *c, wait_t *w, char *err, size_t len)
 {
+    char during[80];
+    snprintf(during, sizeof during, "during %s", c->mpi_name);
     while (!w->have_result || (w->res.status == 0 && w->got < w->res.recv_bytes)) {
         const uint8_t *msg;
         void *tok;
-        ssize_t n = recv_msg(m, WAIT_SLICE_MS, &msg, &tok, err, len);
+        ssize_t n = recv_slice(m, during, &msg, &tok, err, len);
         if (n < 0)
             return -1;
-        if (n == 0) {
-            if (engine_gone(m)) {
-                char during[80];
-                snprintf(during, sizeof during, "during %s", c->mpi_name);
-                gone_msg(m, during, err, len);
-                return -1;
-            }
+        if (n == 0)
             continue;
-        }
         int rc = take_msg(m, c, msg, (size_t)n, w, err, len);
         mf_fab_release(m->fab, tok);
         if (rc)

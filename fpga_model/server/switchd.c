@@ -73,14 +73,20 @@ static void usage(FILE *out)
             "  --quiet           print errors only\n");
 }
 
+/* One line on stderr: "mpifpga-switchd: <message>". */
+static void vsay(const char *fmt, va_list ap)
+{
+    fputs(PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 /* Bad command line: message, usage, exit 2. */
 static void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs(PROG ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsay(fmt, ap);
     va_end(ap);
     usage(stderr);
     exit(2);
@@ -93,9 +99,7 @@ static void note(const opts_t *o, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fputs(PROG ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsay(fmt, ap);
     va_end(ap);
 }
 

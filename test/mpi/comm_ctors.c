@@ -33,30 +33,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mpi_tap.h"
+
 #define NINT 5
 #define NDBL 16
 #define ROUNDS 3
 #define PER_ROUND 40
 #define BATCH 10
 
-static int wrank, wsize, ntest, nfail;
-
-/* One TAP line, the verdict aggregated (MIN) over all ranks. */
-static int verdict(int good, const char *desc)
-{
-    int all = 0;
-    good = good ? 1 : 0;
-    if (PMPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
-        all = 0;
-    ntest++;
-    if (!all)
-        nfail++;
-    if (wrank == 0) {
-        printf("%s %d - %s\n", all ? "ok" : "not ok", ntest, desc);
-        fflush(stdout);
-    }
-    return all;
-}
+static int wrank, wsize;
 
 /* MPI_Allreduce of NINT ints (SUM) on comm: member r contributes
  * (r+1)*(i+1+salt), so element i must be (i+1+salt)*p(p+1)/2.  1 if right. */
@@ -128,7 +113,7 @@ static void exercise(const char *name, int created, MPI_Comm *comm, int member, 
         }
     }
     snprintf(desc, sizeof desc, "%s: communicator created", name);
-    if (!verdict(good, desc))
+    if (!mpi_tap_ok(good, "%s", desc))
         member = 0; /* don't run collectives on a broken communicator */
 
     good = 1;
@@ -143,7 +128,7 @@ static void exercise(const char *name, int created, MPI_Comm *comm, int member, 
         good &= MPI_Comm_free(comm) == MPI_SUCCESS && *comm == MPI_COMM_NULL;
     }
     snprintf(desc, sizeof desc, "%s: Allreduce, Bcast, Barrier right; freed", name);
-    verdict(good, desc);
+    mpi_tap_ok(good, "%s", desc);
 }
 
 /* 1 if comm's topology is `want` (MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH). */
@@ -326,13 +311,10 @@ int main(int argc, char **argv)
         snprintf(desc, sizeof desc,
                  "round %d: %d MPI_Comm_dup (%d alive at a time), Allreduce on each right, freed",
                  round + 1, PER_ROUND, BATCH);
-        verdict(good, desc);
+        mpi_tap_ok(good, "%s", desc);
     }
 
-    if (wrank == 0) {
-        printf("1..%d\n", ntest);
-        fflush(stdout);
-    }
+    int status = mpi_tap_finish();
     MPI_Finalize();
-    return nfail ? 1 : 0;
+    return status;
 }

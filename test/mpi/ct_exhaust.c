@@ -11,26 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mpi_tap.h"
+
 #define NLIVE 40
 #define NAGAIN 5
 #define N 16
 
-static int wrank, wsize, ntest, nfail;
-
-static void report(int good, const char *fmt, int k)
-{
-    int all;
-    PMPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    ntest++;
-    if (!all)
-        nfail++;
-    if (wrank == 0) {
-        printf("%s %d - ", all ? "ok" : "not ok", ntest);
-        printf(fmt, k);
-        printf("\n");
-        fflush(stdout);
-    }
-}
+static int wrank, wsize;
 
 /* Allreduce on comm, checked against the known sum; 1 if right */
 static int check_allreduce(MPI_Comm comm, int salt)
@@ -63,33 +50,30 @@ int main(int argc, char **argv)
         good &= MPI_Comm_dup(MPI_COMM_WORLD, &c[k]) == MPI_SUCCESS;
         MPI_Comm_set_errhandler(c[k], MPI_ERRORS_RETURN);
     }
-    report(good, "%d MPI_Comm_dup of MPI_COMM_WORLD, all alive", NLIVE);
+    mpi_tap_ok(good, "%d MPI_Comm_dup of MPI_COMM_WORLD, all alive", NLIVE);
     for (int k = 0; k < NLIVE; k++)
-        report(check_allreduce(c[k], k), "MPI_Allreduce MPI_INT SUM on live dup %d", k);
+        mpi_tap_ok(check_allreduce(c[k], k), "MPI_Allreduce MPI_INT SUM on live dup %d", k);
     /* once more in reverse order: communicators that got a slot keep it */
     good = 1;
     for (int k = NLIVE - 1; k >= 0; k--)
         good &= check_allreduce(c[k], 100 + k);
-    report(good, "second round of MPI_Allreduce on all %d dups, reverse order", NLIVE);
+    mpi_tap_ok(good, "second round of MPI_Allreduce on all %d dups, reverse order", NLIVE);
     good = 1;
     for (int k = 0; k < NLIVE; k++)
         good &= MPI_Comm_free(&c[k]) == MPI_SUCCESS && c[k] == MPI_COMM_NULL;
-    report(good, "all %d dups freed", NLIVE);
+    mpi_tap_ok(good, "all %d dups freed", NLIVE);
 
     for (int k = 0; k < NAGAIN; k++) {
         MPI_Comm_dup(MPI_COMM_WORLD, &c[k]);
         MPI_Comm_set_errhandler(c[k], MPI_ERRORS_RETURN);
     }
     for (int k = 0; k < NAGAIN; k++)
-        report(check_allreduce(c[k], 1000 + k), "after freeing: MPI_Allreduce on new dup %d", k);
+        mpi_tap_ok(check_allreduce(c[k], 1000 + k), "after freeing: MPI_Allreduce on new dup %d", k);
     for (int k = 0; k < NAGAIN; k++)
         MPI_Comm_free(&c[k]);
-    report(check_allreduce(MPI_COMM_WORLD, 7), "MPI_Allreduce on MPI_COMM_WORLD at the end%.0d", 0);
+    mpi_tap_ok(check_allreduce(MPI_COMM_WORLD, 7), "MPI_Allreduce on MPI_COMM_WORLD at the end");
 
-    if (wrank == 0) {
-        printf("1..%d\n", ntest);
-        fflush(stdout);
-    }
+    int status = mpi_tap_finish();
     MPI_Finalize();
-    return nfail ? 1 : 0;
+    return status;
 }

@@ -18,20 +18,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-static int nt, nfail;
-
-static void check(int good, const char *what)
-{
-    int all;
-    PMPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    int rank;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    nt++;
-    if (!all)
-        nfail++;
-    if (rank == 0)
-        printf("%s %d - %s\n", all ? "ok" : "not ok", nt, what);
-}
+#include "mpi_tap.h"
 
 static int good_allreduces(int n)
 {
@@ -52,10 +39,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    check(good_allreduces(5), "5 MPI_Allreduce give the right sum");
+    mpi_tap_ok(good_allreduces(5), "5 MPI_Allreduce give the right sum");
     if (argc > 1 && !strcmp(argv[1], "kill")) {
         const char *pid = getenv("MPIFPGA_ENGINE_PID");
-        check(pid != NULL, "MPIFPGA_ENGINE_PID is set by mpifpga-run");
+        mpi_tap_ok(pid != NULL, "MPIFPGA_ENGINE_PID is set by mpifpga-run");
         if (rank == 0 && pid)
             kill((pid_t)atoi(pid), SIGKILL);
         PMPI_Barrier(MPI_COMM_WORLD);
@@ -67,12 +54,11 @@ int main(int argc, char **argv)
         if (rc != MPI_SUCCESS)
             MPI_Error_string(rc, msg, &len);
         printf("# rank %d: after %.1f s: %s\n", rank, waited, rc ? msg : "no error");
-        check(rc != MPI_SUCCESS, "MPI_Allreduce after the engine died returns an error");
-        check(strstr(msg, "engine") && strstr(msg, "exited"), "the error says the engine exited");
-        check(waited < 10, "the error comes within 10 s");
+        mpi_tap_ok(rc != MPI_SUCCESS, "MPI_Allreduce after the engine died returns an error");
+        mpi_tap_ok(strstr(msg, "engine") && strstr(msg, "exited"), "the error says the engine exited");
+        mpi_tap_ok(waited < 10, "the error comes within 10 s");
     }
-    if (rank == 0)
-        printf("1..%d\n", nt);
+    int status = mpi_tap_finish();
     MPI_Finalize();
-    return nfail ? 1 : 0;
+    return status;
 }

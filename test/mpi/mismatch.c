@@ -25,20 +25,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static int wrank, wsize, ntest, nfail;
+#include "mpi_tap.h"
 
-static void report(int good, const char *desc)
-{
-    int all;
-    PMPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    ntest++;
-    if (!all)
-        nfail++;
-    if (wrank == 0) {
-        printf("%s %d - %s\n", all ? "ok" : "not ok", ntest, desc);
-        fflush(stdout);
-    }
-}
+static int wrank, wsize;
 
 /* One erroneous call: an error on every rank whose text names the
  * collective and what differs. */
@@ -50,7 +39,7 @@ static void expect_error(int rc, const char *coll, const char *what, const char 
         MPI_Error_string(rc, es, &len);
     printf("# rank %d: %s\n", wrank, rc != MPI_SUCCESS ? es : "no error");
     fflush(stdout);
-    report(rc != MPI_SUCCESS && strstr(es, coll) && strstr(es, what), desc);
+    mpi_tap_ok(rc != MPI_SUCCESS && strstr(es, coll) && strstr(es, what), "%s", desc);
 }
 
 /* Root, op and datatype disagreements (count is above). */
@@ -74,30 +63,26 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    report(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS,
+    mpi_tap_ok(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS,
            "MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)");
 
     int in[16], out[16];
     for (int i = 0; i < 16; i++) in[i] = wrank + i;
     if (wsize < 2) {
-        if (wrank == 0)
-            printf("ok 2 - mismatched counts give an error # SKIP needs 2 ranks\n"
-                   "ok 3 - error string names MPI_Allreduce # SKIP needs 2 ranks\n");
-        ntest += 2;
+        mpi_tap_skip("mismatched counts give an error", "needs 2 ranks");
+        mpi_tap_skip("error string names MPI_Allreduce", "needs 2 ranks");
     } else if (dry) {
-        if (wrank == 0)
-            printf("ok 2 - mismatched counts give an error # SKIP --dry (needs the library)\n"
-                   "ok 3 - error string names MPI_Allreduce # SKIP --dry (needs the library)\n");
-        ntest += 2;
+        mpi_tap_skip("mismatched counts give an error", "--dry (needs the library)");
+        mpi_tap_skip("error string names MPI_Allreduce", "--dry (needs the library)");
         /* exercise the error-string path on a real error code */
         char es[MPI_MAX_ERROR_STRING];
         int len = 0;
         int rc = MPI_Error_string(MPI_ERR_COUNT, es, &len);
-        report(rc == MPI_SUCCESS && len > 0 && (int)strlen(es) == len,
+        mpi_tap_ok(rc == MPI_SUCCESS && len > 0 && (int)strlen(es) == len,
                "--dry: MPI_Error_string works on MPI_ERR_COUNT");
     } else {
         int rc = MPI_Allreduce(in, out, wrank == 0 ? 8 : 16, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        report(rc != MPI_SUCCESS, "MPI_Allreduce with count 8 on rank 0 and 16 elsewhere returns an error on every rank");
+        mpi_tap_ok(rc != MPI_SUCCESS, "MPI_Allreduce with count 8 on rank 0 and 16 elsewhere returns an error on every rank");
         int has = 0;
         if (rc != MPI_SUCCESS) {
             char es[MPI_MAX_ERROR_STRING];
@@ -110,7 +95,7 @@ int main(int argc, char **argv)
             fflush(stdout);
             has = strstr(es, "MPI_Allreduce") != NULL;
         }
-        report(has, "the error string names MPI_Allreduce");
+        mpi_tap_ok(has, "the error string names MPI_Allreduce");
         more_mismatches(in, out);
     }
 
@@ -120,12 +105,9 @@ int main(int argc, char **argv)
     int good = rc == MPI_SUCCESS;
     for (int i = 0; i < 16; i++)
         good &= out[i] == wsize * (wsize - 1) / 2 + wsize * i;
-    report(good, "a matching MPI_Allreduce afterwards gives the right result");
+    mpi_tap_ok(good, "a matching MPI_Allreduce afterwards gives the right result");
 
-    if (wrank == 0) {
-        printf("1..%d\n", ntest);
-        fflush(stdout);
-    }
+    int status = mpi_tap_finish();
     MPI_Finalize();
-    return nfail ? 1 : 0;
+    return status;
 }

@@ -176,7 +176,8 @@ static void test_coll(void)
     mf_em_hdr_t gh;
     size_t n = mf_em_pack_coll(&h, &b, buf, sizeof buf);
     ok(n == 60 + 12, "coll: 60 + 4 x ncounts bytes (%zu)", n);
-    ok(mf_em_unpack_hdr(buf, n, &gh) == 0 && gh.seq == 17 && gh.grank == 9, "coll: header");
+    ok(mf_em_unpack_hdr(buf, n, &gh) == 0 && gh.seq == 17 && gh.grank == 9 && gh.flags == 0,
+       "coll: header");
     ok(mf_em_unpack_coll(buf, n, &g) == 0 && g.hdr.opcode == MF_OPC_REDUCE_SCATTER &&
            g.hdr.ctx == 3 && g.hdr.alg == 2 && g.hdr.op == MF_OP_MAX &&
            g.hdr.dtype == MF_DT_INT32 && g.hdr.size == 8 && g.comm_size == 3 &&
@@ -204,6 +205,12 @@ static void test_coll(void)
     n = mf_em_pack_coll(&h, &b, buf, sizeof buf);
     ok(mf_em_unpack_coll(buf, n, &g) == -1, "coll: bad processor header rejected");
     b.hdr.dtype = MF_DT_INT32;
+    h.flags = MF_EM_F_BASELINE;
+    n = mf_em_pack_coll(&h, &b, buf, sizeof buf);
+    ok(buf[1] == MF_EM_F_BASELINE && mf_em_unpack_hdr(buf, n, &gh) == 0 &&
+           gh.flags == MF_EM_F_BASELINE && mf_em_unpack_coll(buf, n, &g) == 0,
+       "coll: flag MF_EM_F_BASELINE in header byte 1, round trip");
+    h.flags = 0;
     b.ncounts = 2;
     ok(mf_em_pack_coll(&h, &b, buf, sizeof buf) == 0, "coll: pack refuses ncounts != comm_size");
 }
@@ -213,13 +220,19 @@ static void test_result(void)
     mf_em_hdr_t h = {.type = MF_EM_RESULT, .grank = 2, .seq = 5};
     mf_em_result_t b = {.status = 1, .reason = MF_FB_OP, .recv_bytes = 1ull << 33,
                         .net_cycles = 123456789012ull, .rank_cycles = 42, .cycle_ns = 2.5,
-                        .text = "comm rank 1 falls back"}, g;
+                        .text = "comm rank 1 falls back",
+                        .baseline_cycles = 0x0102030405060708ull}, g;
     size_t n = mf_em_pack_result(&h, &b, buf, sizeof buf);
-    ok(n == 296, "result: 296 bytes (%zu)", n);
+    ok(n == 304, "result: 304 bytes (%zu)", n);
     ok(mf_em_unpack_result(buf, n, &g) == 0 && g.status == 1 && g.reason == MF_FB_OP &&
            g.recv_bytes == b.recv_bytes && g.net_cycles == b.net_cycles &&
-           g.rank_cycles == 42 && g.cycle_ns == 2.5 && !strcmp(g.text, b.text),
+           g.rank_cycles == 42 && g.cycle_ns == 2.5 && !strcmp(g.text, b.text) &&
+           g.baseline_cycles == b.baseline_cycles,
        "result: round trip");
+    ok(buf[296] == 0x08 && buf[303] == 0x01,
+       "result: baseline_cycles little-endian at offset 296, after the text");
+    ok(mf_em_unpack_result(buf, n - 8, &g) == -1, "result: the 296-byte layout without "
+       "baseline_cycles is rejected");
     b.status = -1;
     n = mf_em_pack_result(&h, &b, buf, sizeof buf);
     ok(mf_em_unpack_result(buf, n, &g) == 0 && g.status == -1, "result: negative status");

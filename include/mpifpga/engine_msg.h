@@ -26,6 +26,11 @@
 #define MF_EM_ADDR_MAX 256 /* largest libfabric endpoint name carried */
 #define MF_EM_TEXT_MAX 240 /* error / description strings */
 
+/* mf_em_hdr_t.flags of a COLL: also compute the modeled baseline time (the
+ * time MPICH's own algorithm takes on the same modeled fabric) and return
+ * it in the RESULT's baseline_cycles. */
+#define MF_EM_F_BASELINE 0x01u
+
 typedef enum {
     MF_EM_HELLO = 1,  /* rank -> engine: version, nranks, fwd entry, address */
     MF_EM_WELCOME,    /* engine -> rank: accepted (or why not), network shape */
@@ -59,7 +64,7 @@ const char *mf_fb_name(mf_fb_reason_t r); /* "datatype", "ct_full", ... */
 /* Common header (16 bytes). */
 typedef struct {
     uint8_t type;   /* mf_em_type_t */
-    uint8_t flags;  /* reserved, 0 */
+    uint8_t flags;  /* COLL: MF_EM_F_BASELINE; else reserved, 0 */
     uint16_t pad;
     uint32_t grank; /* global rank of the sender (rank -> engine) or addressee */
     uint32_t seq;   /* the rank's call number (COLL / DATA / RESULT) */
@@ -111,6 +116,9 @@ typedef struct {
                             members enter at cycles as far apart as their entry times) */
     double cycle_ns;
     char text[MF_EM_TEXT_MAX]; /* status -1: what was wrong */
+    uint64_t baseline_cycles; /* modeled baseline (MPICH's algorithm, all members entering
+                                 together, idle network): this rank's latency; 0 when not
+                                 asked for (MF_EM_F_BASELINE) or not available */
 } mf_em_result_t;
 
 /* Packing: each returns bytes written (header included) or 0 if `cap` is

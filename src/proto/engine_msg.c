@@ -24,7 +24,8 @@ enum {
 
     RESULT_STATUS = 16, RESULT_REASON = 20, RESULT_RECV = 24, RESULT_NET = 32,
     RESULT_RANK = 40, RESULT_CYCLE_NS = 48, RESULT_TEXT = 56,
-    RESULT_BYTES = RESULT_TEXT + MF_EM_TEXT_MAX,
+    RESULT_BASELINE = RESULT_TEXT + MF_EM_TEXT_MAX, /* appended after the text */
+    RESULT_BYTES = RESULT_BASELINE + 8,
 };
 
 static const char *const fb_names[MF_FB_COUNT] = {
@@ -316,6 +317,7 @@ size_t mf_em_pack_result(const mf_em_hdr_t *h, const mf_em_result_t *b, uint8_t 
     mf_put_le(out + RESULT_RANK, b->rank_cycles, 8);
     put_f64(out + RESULT_CYCLE_NS, b->cycle_ns);
     put_str(out + RESULT_TEXT, b->text, sizeof b->text);
+    mf_put_le(out + RESULT_BASELINE, b->baseline_cycles, 8);
     return RESULT_BYTES;
 }
 
@@ -333,6 +335,7 @@ int mf_em_unpack_result(const uint8_t *in, size_t len, mf_em_result_t *b)
     t.rank_cycles = mf_get_le(in + RESULT_RANK, 8);
     t.cycle_ns = get_f64(in + RESULT_CYCLE_NS);
     get_str(in + RESULT_TEXT, t.text, sizeof t.text);
+    t.baseline_cycles = mf_get_le(in + RESULT_BASELINE, 8);
     *b = t;
     return 0;
 }

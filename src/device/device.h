@@ -35,6 +35,7 @@ typedef struct {
     const uint32_t *counts;  /* reduce_scatter: comm_size byte counts, or NULL */
     uint64_t entry_ns;       /* modeled time: virtual time at entry (ns), 0 none */
     const char *mpi_name;    /* for messages: "MPI_Allreduce" */
+    int want_baseline;       /* nonzero: also get the modeled baseline time (baseline_us) */
 } mf_dev_call_t;
 
 typedef enum { MF_DEV_DONE = 0, MF_DEV_FALLBACK = 1, MF_DEV_ERROR = -1 } mf_dev_status_t;
@@ -44,6 +45,8 @@ typedef struct {
     mf_fb_reason_t reason;   /* MF_DEV_FALLBACK: why */
     double net_us;           /* modeled time of the call in the network */
     double rank_us;          /* modeled: this rank's completion - its entry */
+    double baseline_us;      /* modeled: this rank's time under MPICH's own algorithm on the
+                                same fabric (want_baseline); 0 if not asked or unavailable */
     char text[MF_EM_TEXT_MAX + 80]; /* MF_DEV_ERROR: what went wrong */
 } mf_dev_result_t;
 

@@ -212,7 +212,8 @@ static int model_ct_free(mf_device_t *d, int ctx, char *err, size_t len)
 
 static int send_call(model_t *m, const mf_dev_call_t *c, char *err, size_t len)
 {
-    mf_em_hdr_t h = {.type = MF_EM_COLL, .grank = (uint32_t)m->grank, .seq = m->seq};
+    mf_em_hdr_t h = {.type = MF_EM_COLL, .grank = (uint32_t)m->grank, .seq = m->seq,
+                     .flags = c->want_baseline ? MF_EM_F_BASELINE : 0};
     mf_em_coll_t b = {.hdr = c->hdr, .vote = (uint8_t)c->vote,
                       .comm_size = (uint16_t)c->comm_size, .comm_rank = (uint16_t)c->comm_rank,
                       .global0 = (uint16_t)c->global0,
@@ -222,6 +223,7 @@ static int send_call(model_t *m, const mf_dev_call_t *c, char *err, size_t len)
     if (send_msg(m, mf_em_pack_coll(&h, &b, m->msg, sizeof m->msg), err, len))
         return -1;
     h.type = MF_EM_DATA;
+    h.flags = 0;
     for (uint64_t off = 0; off < b.send_bytes; off += MF_EM_DATA_MAX) {
         uint64_t n = b.send_bytes - off < MF_EM_DATA_MAX ? b.send_bytes - off : MF_EM_DATA_MAX;
         h.off = (uint32_t)(off / MF_EM_DATA_MAX);
@@ -312,6 +314,7 @@ static int model_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r
     r->status = MF_DEV_DONE;
     r->net_us = (double)w.res.net_cycles * w.res.cycle_ns / 1000.0;
     r->rank_us = (double)w.res.rank_cycles * w.res.cycle_ns / 1000.0;
+    r->baseline_us = (double)w.res.baseline_cycles * w.res.cycle_ns / 1000.0;
     return 0;
 }
 

@@ -3,11 +3,13 @@
  * packed messages on a 4-node torus: HELLO checks, an allreduce with
  * correct data on every member, a fallback vote, mismatched arguments
  * (the model is not run), a gather of 1 MiB blocks across DATA chunks,
- * a call on a freed CT row, DATA beyond the announced size, BYE.
+ * a call on a freed CT row, DATA beyond the announced size, the modeled
+ * baseline time (COLL flag MF_EM_F_BASELINE), BYE.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline/baseline.h"
 #include "mpifpga/ct.h"
 #include "mpifpga/engine_msg.h"
 #include "server/session.h"
@@ -94,12 +96,13 @@ typedef struct {
     int root, ctx;
     uint32_t size;     /* processor header size */
     int vote;
+    uint8_t flags;     /* COLL header flags (MF_EM_F_BASELINE) */
 } call_t;
 
 static int coll(mf_session_t *s, const call_t *c, int g, uint32_t seq, int csize, int crank,
                 int global0, uint64_t send_bytes, uint64_t recv_bytes)
 {
-    mf_em_hdr_t h = {.type = MF_EM_COLL, .grank = (uint32_t)g, .seq = seq};
+    mf_em_hdr_t h = {.type = MF_EM_COLL, .grank = (uint32_t)g, .seq = seq, .flags = c->flags};
     size_t es = mf_dtype_size(c->dtype);
     mf_em_coll_t b = {
         .hdr = {.opcode = (uint8_t)c->opc, .ctx = (uint8_t)c->ctx, .op = (uint8_t)c->op,
@@ -222,7 +225,8 @@ static void test_allreduce(mf_session_t *s, mf_net_t *net)
                    r.status == 0 && got == 32 && r.recv_bytes == 32;
         for (int k = 0; good && k < 8; k++)
             good = out[k] == in[0][k] + in[1][k] + in[2][k];
-        ok(good && r.net_cycles > 0 && r.rank_cycles <= r.net_cycles && r.cycle_ns > 0,
+        ok(good && r.net_cycles > 0 && r.rank_cycles <= r.net_cycles && r.cycle_ns > 0 &&
+               r.baseline_cycles == 0,
            "allreduce: rank %d gets the sums (status %d, %llu of %llu cycles) %s", g, r.status,
            (unsigned long long)r.rank_cycles, (unsigned long long)r.net_cycles, r.text);
     }
@@ -336,6 +340,81 @@ static void test_ct_free(mf_session_t *s, mf_net_t *net)
        "ct_free: barrier runs after CT_CONFIG (%s)", r.text);
 }
 
+/* Comm rank i's baseline latency for an int32 allreduce of `bytes` on
+ * world3, by mf_bl_coll_once on a fresh network like the session's. */
+static int bl_reference(const mf_params_t *p, uint64_t bytes, uint64_t *lat)
+{
+    mf_topo_t t;
+    mf_coll_timing_t tm;
+    mf_host_params_t h;
+    char err[256];
+    mf_coll_spec_t spec = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32,
+                           .bytes = bytes};
+    mf_net_t *n = test_make_net(p, "torus", 4, 1, &t);
+    int rc = -1;
+    if (!n)
+        return -1;
+    if (mf_host_params_load("skx-opa", &h, err, sizeof err) ||
+        mf_bl_coll_once(n, &h, &spec, 3, world3, mf_net_now(n), lat, &tm, err, sizeof err))
+        diag("baseline reference: %s", err);
+    else
+        rc = 0;
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+    return rc;
+}
+
+/* An allreduce of `bytes` on world3, call `seq`; member g sets flags[g].
+ * Each member's RESULT (status 0 asked) into r[g]. */
+static int run_flagged(mf_session_t *s, uint32_t seq, uint32_t bytes, const uint8_t *flags,
+                       mf_em_result_t *r)
+{
+    call_t c = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32, .size = bytes};
+    uint8_t zero[64] = {0}, out[64];
+    uint64_t got;
+    forget_sent();
+    for (int g = 0; g < 3; g++) {
+        c.flags = flags[g];
+        coll(s, &c, g, seq, 3, g, 0, bytes, bytes);
+        data(s, g, seq, zero, bytes);
+    }
+    for (int g = 0; g < 3; g++)
+        if (result_of(g, seq, &r[g], out, sizeof out, &got) || r[g].status != 0)
+            return diag("rank %d: no RESULT of status 0 (%s)", g, r[g].text), -1;
+    return 0;
+}
+
+static void test_baseline(mf_session_t *s, const mf_params_t *p)
+{
+    static const uint8_t all[3] = {MF_EM_F_BASELINE, MF_EM_F_BASELINE, MF_EM_F_BASELINE},
+                         one[3] = {0, MF_EM_F_BASELINE, 0}, none[3] = {0, 0, 0};
+    mf_em_result_t r[3], again[3];
+    uint64_t ref[3];
+    unsigned long n0 = mf_session_baseline_simulated(s);
+    int good = run_flagged(s, 8, 32, all, r) == 0 && bl_reference(p, 32, ref) == 0;
+    for (int g = 0; good && g < 3; g++)
+        good = r[g].baseline_cycles > 0 && r[g].baseline_cycles == ref[g];
+    ok(good, "baseline: each member's baseline_cycles equals mf_bl_coll_once's "
+       "(%llu %llu %llu cycles; offload rank 0: %llu)", (unsigned long long)r[0].baseline_cycles,
+       (unsigned long long)r[1].baseline_cycles, (unsigned long long)r[2].baseline_cycles,
+       (unsigned long long)r[0].rank_cycles);
+    ok(mf_session_baseline_simulated(s) == n0 + 1, "baseline: simulated once");
+    good = run_flagged(s, 9, 32, all, again) == 0;
+    for (int g = 0; good && g < 3; g++)
+        good = again[g].baseline_cycles == r[g].baseline_cycles;
+    ok(good && mf_session_baseline_simulated(s) == n0 + 1,
+       "baseline: the repeated call comes from the cache, same figures");
+    good = run_flagged(s, 10, 64, one, r) == 0 && bl_reference(p, 64, ref) == 0;
+    for (int g = 0; good && g < 3; g++)
+        good = r[g].baseline_cycles == ref[g];
+    ok(good && mf_session_baseline_simulated(s) == n0 + 2,
+       "baseline: one member's flag gives every member its figure (new size: simulated)");
+    good = run_flagged(s, 11, 64, none, r) == 0;
+    for (int g = 0; good && g < 3; g++)
+        good = r[g].baseline_cycles == 0;
+    ok(good, "baseline: without the flag baseline_cycles is 0");
+}
+
 static void test_bye(mf_session_t *s)
 {
     bye(s, 0);
@@ -369,6 +448,7 @@ int main(void)
         test_gather(s);
         test_bad_data(s);
         test_ct_free(s, net);
+        test_baseline(s, &p);
         test_bye(s);
     }
     forget_sent();

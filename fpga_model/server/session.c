@@ -10,6 +10,7 @@
 #include "mpifpga/engine_msg.h"
 #include "net/topo.h"
 #include "params/params.h"
+#include "server/baseline_calls.h"
 #include "sim/engine.h" /* MF_NEVER */
 
 #define LOG_PREFIX "mpifpga-switchd: "
@@ -37,6 +38,7 @@ struct member {
     int present, arrived;
     int grank;
     uint32_t seq;
+    int want_baseline; /* COLL flag MF_EM_F_BASELINE */
     mf_em_coll_t c;   /* c.counts -> counts below */
     uint32_t *counts;
     uint8_t *send;    /* send_bytes of DATA, collected */
@@ -69,6 +71,7 @@ struct mf_session {
     mf_session_out_fn out;
     void *user;
     int verbose;
+    mf_blc_t *blc;  /* modeled baseline times (MF_EM_F_BASELINE) */
     /* Set when a model run failed: the calls it held never leave the model,
      * so no later run can complete. */
     char broken[MF_EM_TEXT_MAX];
@@ -182,6 +185,9 @@ mf_session_t *mf_session_create(mf_net_t *net, int nranks, mf_session_out_fn out
     s->ranks = calloc((size_t)nranks, sizeof *s->ranks);
     if (!s->ranks)
         goto oom;
+    s->blc = mf_blc_create(net, logmsg);
+    if (!s->blc)
+        goto oom;
     s->net = net;
     s->nranks = nranks;
     s->out = out;
@@ -189,6 +195,8 @@ mf_session_t *mf_session_create(mf_net_t *net, int nranks, mf_session_out_fn out
     return s;
 oom:
     logmsg("out of memory creating the session for %d ranks", nranks);
+    if (s)
+        free(s->ranks);
     free(s);
     return NULL;
 }
@@ -240,6 +248,7 @@ void mf_session_destroy(mf_session_t *s)
         free(s->ranks[g]);
     }
     free(s->ranks);
+    mf_blc_destroy(s->blc);
     free(s);
 }
 
@@ -265,6 +274,11 @@ int mf_session_done(const mf_session_t *s)
         seen = 1;
     }
     return seen;
+}
+
+unsigned long mf_session_baseline_simulated(const mf_session_t *s)
+{
+    return mf_blc_simulated(s->blc);
 }
 
 /* ---- HELLO -------------------------------------------------------------- */
@@ -727,11 +741,42 @@ static int post_all(mf_session_t *s, record_t *rec, char *text, size_t len)
     return 0;
 }
 
+/* The members' baseline latencies (comm rank order) if any member asked
+ * for them (MF_EM_F_BASELINE), else NULL; the caller frees.  Where the
+ * baseline cannot be had the latencies are 0 (baseline_calls.c logs why). */
+static uint64_t *baseline_lat(mf_session_t *s, const record_t *rec)
+{
+    int want = 0;
+    for (int i = 0; i < rec->size; i++)
+        want |= rec->m[i].want_baseline;
+    if (!want)
+        return NULL;
+    uint64_t *lat = calloc((size_t)rec->size, sizeof *lat);
+    int *members = malloc((size_t)rec->size * sizeof *members);
+    if (!lat || !members) {
+        logmsg("out of memory for the baseline of a %d-member call: RESULTs carry "
+               "baseline_cycles 0", rec->size);
+        free(members);
+        free(lat);
+        return NULL;
+    }
+    for (int i = 0; i < rec->size; i++)
+        members[i] = rec->m[i].grank;
+    /* the members agree on the call (args_differ), member 0 speaks for all */
+    const member_t *m0 = &rec->m[0];
+    mf_blc_call_t call = {.hdr = m0->c.hdr, .size = rec->size, .members = members,
+                          .counts = m0->c.ncounts ? m0->counts : NULL};
+    mf_blc_latency(s->blc, &call, lat); /* -1: lat stays 0 */
+    free(members);
+    return lat;
+}
+
 /* DATA of the receive buffer, then RESULT, to each member: its own time
- * (completion - its entry) and the call's (last completion - first entry). */
+ * (completion - its entry), the call's (last completion - first entry)
+ * and, if asked for, its baseline time. */
 static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
 {
-    uint64_t end = at;
+    uint64_t end = at, *bl = baseline_lat(s, rec);
     int rc = 0;
     for (int i = 0; i < rec->size; i++)
         if (rec->m[i].complete > end)
@@ -746,12 +791,14 @@ static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
             logmsg("%s", r.text);
         } else {
             r.recv_bytes = m->c.recv_bytes;
+            r.baseline_cycles = bl ? bl[i] : 0;
             if (send_data(s, m->grank, m->seq, m->recv, m->c.recv_bytes))
                 rc = -1;
         }
         if (send_result(s, m->grank, m->seq, &r))
             rc = -1;
     }
+    free(bl);
     return rc;
 }
 
@@ -900,6 +947,7 @@ static int on_coll(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, si
         return send_error(s, g, h->seq, text), -1;
     }
     member_fill(m, rec, g, h->seq, &c);
+    m->want_baseline = (h->flags & MF_EM_F_BASELINE) != 0;
     m->rank_next = r->calls;
     r->calls = m;
     if (m->err[0] || c.vote != MF_FB_NONE || c.send_bytes == 0)

@@ -46,4 +46,8 @@ int mf_session_peer_name(const mf_session_t *s, int grank, const uint8_t **addr,
 /* 1 once at least one rank said HELLO and every rank that did said BYE. */
 int mf_session_done(const mf_session_t *s);
 
+/* Baseline simulations run for calls with MF_EM_F_BASELINE (the rest came
+ * from the cache, baseline_calls.h). */
+unsigned long mf_session_baseline_simulated(const mf_session_t *s);
+
 #endif

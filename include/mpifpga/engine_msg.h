@@ -19,7 +19,7 @@
 
 #include "mpifpga/wire.h"
 
-#define MF_EM_VERSION 1
+#define MF_EM_VERSION 2 /* 2: RESULT carries baseline_cycles */
 #define MF_EM_MAX 65536u   /* bytes per transport message, header included */
 #define MF_EM_HDR_BYTES 16
 #define MF_EM_DATA_MAX (MF_EM_MAX - MF_EM_HDR_BYTES)

@@ -199,6 +199,8 @@ static const var_t vars[] = {
     {"MPIFPGA_MODELED_TIME", "0", F(modeled_time), parse_modeled, "MPI_Wtime in modeled time inside offloaded calls; outside: 1/wall host wall clock, cpu the thread's CPU time (oversubscribed cores)"},
     {"MPIFPGA_VERBOSE", "0", F(verbose), parse_verbose, "1: summary on stderr at MPI_Finalize; 2: also warnings per communicator"},
     {"MPIFPGA_REPORT", "", F(report), parse_str, "write the run report as JSON to this path at MPI_Finalize"},
+    {"MPIFPGA_INSTANCES", "0", F(instances), parse_bool, "per call site of each collective: calls, bytes, host and modeled times (in the report)"},
+    {"MPIFPGA_PROFILE", "0", F(profile), parse_bool, "profile mode: no offload, every call runs in MPI and is measured per call site"},
 };
 #undef F
 #define NVARS (sizeof vars / sizeof vars[0])

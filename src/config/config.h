@@ -44,6 +44,8 @@ typedef struct {
     int modeled_time;         /* MPIFPGA_MODELED_TIME: MF_MODELED_* */
     int verbose;              /* MPIFPGA_VERBOSE: 0 quiet, 1 summary, 2 + per-comm */
     char report[512];         /* MPIFPGA_REPORT: JSON report path ("" none) */
+    int instances;            /* MPIFPGA_INSTANCES: per-call-site figures in the report */
+    int profile;              /* MPIFPGA_PROFILE: passthrough to MPI, call sites measured */
 } mf_config_t;
 
 /* Defaults, then the environment.  Returns 0, or -1 with the first bad

@@ -3,13 +3,16 @@
  * large-count _c twin, coll_c.c) describes its call in bytes (mf_call_t),
  * hands it to mf_offload(), and runs the PMPI_ function when that falls
  * back.  Buffers per collective follow doc/protocol.md ("size") and
- * test/ref_coll.h: e.g. gather's root receives P blocks.
+ * test/ref_coll.h: e.g. gather's root receives P blocks.  With call sites
+ * recorded (MPIFPGA_INSTANCES, MPIFPGA_PROFILE) each MPI_ function also
+ * names its caller and times the whole call (profile/callsite.h).
  */
 #include <stdlib.h>
 
 #include "intercept/coll.h"
 #include "intercept/host.h"
 #include "intercept/offload.h"
+#include "profile/callsite.h"
 #include "select/select.h"
 
 static int comm_rank(MPI_Comm c)
@@ -217,85 +220,107 @@ MF_PUBLIC int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
                   MPI_Op op, MPI_Comm comm)
 {
     int rc;
-    if (count >= 0 && mf_allreduce(sendbuf, recvbuf, (uint64_t)count, datatype, op, comm, &rc))
-        return rc;
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_ALLREDUCE, __builtin_return_address(0), datatype, op, comm);
+    if (!(count >= 0 && mf_allreduce(sendbuf, recvbuf, (uint64_t)count, datatype, op, comm, &rc)))
+        rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return mf_site_end(&site, rc);
 }
 
 MF_PUBLIC int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm)
 {
     int rc;
-    if (count >= 0 &&
-        mf_reduce(sendbuf, recvbuf, (uint64_t)count, datatype, op, root, comm, &rc))
-        return rc;
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_REDUCE, __builtin_return_address(0), datatype, op, comm);
+    if (!(count >= 0 &&
+          mf_reduce(sendbuf, recvbuf, (uint64_t)count, datatype, op, root, comm, &rc)))
+        rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return mf_site_end(&site, rc);
 }
 
 MF_PUBLIC int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     int rc;
-    if (count >= 0 && mf_bcast(buffer, (uint64_t)count, datatype, root, comm, &rc))
-        return rc;
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_BCAST, __builtin_return_address(0), datatype, MPI_OP_NULL, comm);
+    if (!(count >= 0 && mf_bcast(buffer, (uint64_t)count, datatype, root, comm, &rc)))
+        rc = PMPI_Bcast(buffer, count, datatype, root, comm);
+    return mf_site_end(&site, rc);
 }
 
 MF_PUBLIC int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int rc;
-    if (sendcount >= 0 && recvcount >= 0 &&
-        mf_scatter(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
-                   recvtype, root, comm, &rc))
-        return rc;
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_SCATTER, __builtin_return_address(0),
+                  recvbuf == MPI_IN_PLACE ? sendtype : recvtype, MPI_OP_NULL, comm);
+    if (!(sendcount >= 0 && recvcount >= 0 &&
+          mf_scatter(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                     recvtype, root, comm, &rc)))
+        rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return mf_site_end(&site, rc);
 }
 
 MF_PUBLIC int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int rc;
-    if (sendcount >= 0 && recvcount >= 0 &&
-        mf_gather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
-                  recvtype, root, comm, &rc))
-        return rc;
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_GATHER, __builtin_return_address(0),
+                  sendbuf == MPI_IN_PLACE ? recvtype : sendtype, MPI_OP_NULL, comm);
+    if (!(sendcount >= 0 && recvcount >= 0 &&
+          mf_gather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                    recvtype, root, comm, &rc)))
+        rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return mf_site_end(&site, rc);
 }
 
 MF_PUBLIC int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     int rc;
-    if (sendcount >= 0 && recvcount >= 0 &&
-        mf_allgather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
-                     recvtype, comm, &rc))
-        return rc;
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_ALLGATHER, __builtin_return_address(0), recvtype, MPI_OP_NULL, comm);
+    if (!(sendcount >= 0 && recvcount >= 0 &&
+          mf_allgather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+                       recvtype, comm, &rc)))
+        rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return mf_site_end(&site, rc);
 }
 
 MF_PUBLIC int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     int rc;
-    if (mf_reduce_scatter(sendbuf, recvbuf, recvcounts, NULL, datatype, op, comm, &rc))
-        return rc;
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_REDUCE_SCATTER, __builtin_return_address(0), datatype, op, comm);
+    if (!(mf_reduce_scatter(sendbuf, recvbuf, recvcounts, NULL, datatype, op, comm, &rc)))
+        rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    return mf_site_end(&site, rc);
 }
 
 MF_PUBLIC int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     int rc;
-    if (recvcount >= 0 &&
-        mf_reduce_scatter_block(sendbuf, recvbuf, (uint64_t)recvcount, datatype, op, comm, &rc))
-        return rc;
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_REDUCE_SCATTER_BLOCK, __builtin_return_address(0),
+                  datatype, op, comm);
+    if (!(recvcount >= 0 &&
+          mf_reduce_scatter_block(sendbuf, recvbuf, (uint64_t)recvcount, datatype, op, comm, &rc)))
+        rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    return mf_site_end(&site, rc);
 }
 
 MF_PUBLIC int MPI_Barrier(MPI_Comm comm)
 {
     int rc;
-    if (mf_barrier(comm, &rc))
-        return rc;
-    return PMPI_Barrier(comm);
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_BARRIER, __builtin_return_address(0),
+                  MPI_DATATYPE_NULL, MPI_OP_NULL, comm);
+    if (!(mf_barrier(comm, &rc)))
+        rc = PMPI_Barrier(comm);
+    return mf_site_end(&site, rc);
 }

@@ -30,6 +30,7 @@ typedef struct {
     int spawned_pid;          /* rank 0 in auto mode: the engine it started */
     int err_class;            /* MPI error class of offload errors */
     mf_report_t rep;
+    double t_init;            /* PMPI_Wtime after MPI_Init: the application's time */
 } mf_host_t;
 
 extern mf_host_t mf_host;

@@ -13,6 +13,7 @@
 
 #include "device/engine_spawn.h"
 #include "intercept/host.h"
+#include "profile/callsite.h"
 
 mf_host_t mf_host = {.off_reason = MF_FB_ENGINE};
 
@@ -102,7 +103,7 @@ static void setup(int thread_level)
             fprintf(stderr, "mpifpga: %s; offload disabled (see mpifpga-info)\n", err);
         mf_host.cfg.enable = 0;
     }
-    if (!mf_host.cfg.enable)
+    if (!mf_host.cfg.enable || mf_host.cfg.profile)
         mf_host.off_reason = MF_FB_DISABLED;
     else if (thread_level == MPI_THREAD_MULTIPLE)
         mf_host.off_reason = MF_FB_THREADS;
@@ -111,8 +112,10 @@ static void setup(int thread_level)
     else
         connect_all();
     PMPI_Add_error_class(&mf_host.err_class);
+    mf_sites_init(&mf_host.cfg, thread_level);
     mf_host.initialized = 1;
     mf_comm_init();
+    mf_host.t_init = PMPI_Wtime();
 }
 
 MF_PUBLIC int MPI_Init(int *argc, char ***argv)
@@ -135,6 +138,8 @@ static const char *engine_desc(void)
 {
     if (mf_host.dev_open)
         return mf_host.dev.ops->describe(&mf_host.dev);
+    if (mf_host.cfg.profile)
+        return "profile mode (MPIFPGA_PROFILE): collectives ran in MPI";
     return mf_host.off_reason == MF_FB_DISABLED ? "offload disabled (MPIFPGA_ENABLE)"
            : mf_host.off_reason == MF_FB_THREADS ? "offload off (MPI_THREAD_MULTIPLE)"
                                                  : "no engine (collectives ran in MPI)";
@@ -143,8 +148,10 @@ static const char *engine_desc(void)
 MF_PUBLIC int MPI_Finalize(void)
 {
     if (mf_host.initialized) {
+        double app_s = PMPI_Wtime() - mf_host.t_init;
         mf_report_finalize(&mf_host.rep, engine_desc(), mf_host.grank, mf_host.nranks,
-                           &mf_host.cfg);
+                           &mf_host.cfg, app_s);
+        mf_sites_fini();
         mf_comm_finalize();
         if (mf_host.dev_open)
             mf_host.dev.ops->close(&mf_host.dev);

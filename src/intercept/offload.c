@@ -4,6 +4,7 @@
 #include "intercept/host.h"
 #include "intercept/offload.h"
 #include "mpifpga/ct.h"
+#include "profile/callsite.h"
 
 static int fall_back(const mf_call_t *c, mf_fb_reason_t r)
 {
@@ -80,7 +81,19 @@ static void fill_call(const mf_call_t *c, const mf_comm_t *cs, uint64_t hsize,
         .vote = c->vote, .comm_size = cs->size, .comm_rank = cs->rank,
         .global0 = cs->global0, .send = c->send, .send_bytes = c->send_bytes,
         .recv = c->recv, .recv_bytes = c->recv_bytes, .counts = counts,
-        .mpi_name = mf_coll_id_mpi_name(c->id)};
+        .mpi_name = mf_coll_id_mpi_name(c->id),
+        /* a call site is being recorded: the engine adds the modeled baseline */
+        .want_baseline = mf_site_current() != NULL};
+}
+
+/* The call's modeled times for its call site (profile/callsite.h). */
+static void note_modeled(const mf_dev_result_t *r)
+{
+    mf_site_call_t *site = mf_site_current();
+    if (site) {
+        site->offload_us += r->rank_us;
+        site->baseline_us += r->baseline_us;
+    }
 }
 
 /* One device call; 1 done / error raised (*rc), 0 fall back. */
@@ -97,6 +110,7 @@ static int run_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
         return fall_back(c, r.reason);
     st->modeled_us += r.net_us;
     mf_vtime_leave(entry, r.rank_us);
+    note_modeled(&r);
     *rc = MPI_SUCCESS;
     return 1;
 }
@@ -153,7 +167,10 @@ int mf_offload(mf_call_t *c, int *rc)
     if (!mf_host.initialized)
         return 0;
     mf_coll_stats_t *st = &mf_host.rep.c[c->id];
+    mf_site_call_t *site = mf_site_current();
     mf_report_call(&mf_host.rep, c->id, c->block);
+    if (site)
+        site->bytes = c->block;
     const mf_comm_t *cs = mf_host.active ? mf_comm_get(c->comm) : NULL;
     static const mf_comm_t off = {.ctx = -1};
     mf_fb_reason_t r = shared_reason(c, cs ? cs : &off);
@@ -166,6 +183,8 @@ int mf_offload(mf_call_t *c, int *rc)
     if (!run(c, cs, rc))
         return 0;
     if (*rc == MPI_SUCCESS) {
+        if (site)
+            site->offloaded = 1;
         st->offloaded++;
         st->offloaded_bytes += c->block;
     }

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "profile/callsite.h"
+#include "profile/site_report.h"
+
 #define NCNT (3 + MF_FB_COUNT + 2) /* calls, offloaded, empty, fallback[], bytes x2 */
 
 static void pack(const mf_coll_stats_t *s, uint64_t *v)
@@ -40,11 +43,24 @@ static json_object *coll_json(const mf_coll_stats_t *s)
     return o;
 }
 
-static void write_json(const mf_report_t *r, const char *engine, int nranks, const char *path)
+/* Application time: MPI_Init to MPI_Finalize, slowest rank and mean. */
+static json_object *app_json(const double *app_s, int nranks)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "wall_s", json_object_new_double(app_s[0]));
+    json_object_object_add(o, "wall_s_mean", json_object_new_double(app_s[1] / nranks));
+    return o;
+}
+
+static void write_json(const mf_report_t *r, const char *engine, int nranks, const char *path,
+                       const mf_config_t *cfg, const double *app_s, json_object *instances)
 {
     json_object *root = json_object_new_object(), *colls = json_object_new_object();
     json_object_object_add(root, "nranks", json_object_new_int(nranks));
     json_object_object_add(root, "engine", json_object_new_string(engine));
+    json_object_object_add(root, "mode",
+                           json_object_new_string(cfg->profile ? "profile" : "offload"));
+    json_object_object_add(root, "app", app_json(app_s, nranks));
     json_object *comms = json_object_new_object();
     json_object_object_add(comms, "memberships", json_object_new_int64((int64_t)r->comms));
     json_object_object_add(comms, "with_ct", json_object_new_int64((int64_t)r->comms_ct));
@@ -53,6 +69,8 @@ static void write_json(const mf_report_t *r, const char *engine, int nranks, con
     for (int c = 0; c < MF_C_COUNT; c++)
         json_object_object_add(colls, mf_coll_id_name((mf_coll_id_t)c), coll_json(&r->c[c]));
     json_object_object_add(root, "collectives", colls);
+    if (instances)
+        json_object_object_add(root, "instances", json_object_get(instances));
     if (json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY))
         fprintf(stderr, "mpifpga: cannot write the report to MPIFPGA_REPORT=%s: %s\n", path,
                 json_util_get_last_err());
@@ -85,8 +103,10 @@ static void print_summary(const mf_report_t *r, const char *engine, int nranks)
 }
 
 void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank, int nranks,
-                        const mf_config_t *cfg)
+                        const mf_config_t *cfg, double app_s)
 {
+    double app[2] = {0, 0}, mine_app[2] = {app_s, app_s};
+    json_object *instances = mf_sites_on ? mf_site_report(rank, nranks) : NULL;
     uint64_t mine[MF_C_COUNT * NCNT + 3], sum[MF_C_COUNT * NCNT + 3];
     double us[MF_C_COUNT], us_max[MF_C_COUNT];
     for (int c = 0; c < MF_C_COUNT; c++) {
@@ -99,10 +119,14 @@ void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank,
     int n = MF_C_COUNT * NCNT + 3;
     if (PMPI_Reduce(mine, sum, n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
         PMPI_Reduce(us, us_max, MF_C_COUNT, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) !=
+            MPI_SUCCESS ||
+        PMPI_Reduce(&mine_app[0], &app[0], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) !=
+            MPI_SUCCESS ||
+        PMPI_Reduce(&mine_app[1], &app[1], 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD) !=
             MPI_SUCCESS)
-        return;
+        goto out;
     if (rank != 0 || (!cfg->report[0] && !cfg->verbose))
-        return;
+        goto out;
     mf_report_t tot;
     memset(&tot, 0, sizeof tot);
     for (int c = 0; c < MF_C_COUNT; c++) {
@@ -113,7 +137,10 @@ void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank,
     tot.comms_ct = sum[MF_C_COUNT * NCNT + 1];
     tot.comms_ct_full = sum[MF_C_COUNT * NCNT + 2];
     if (cfg->report[0])
-        write_json(&tot, engine_desc, nranks, cfg->report);
+        write_json(&tot, engine_desc, nranks, cfg->report, cfg, app, instances);
     if (cfg->verbose)
         print_summary(&tot, engine_desc, nranks);
+out:
+    if (instances)
+        json_object_put(instances);
 }

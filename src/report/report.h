@@ -33,8 +33,11 @@ static inline void mf_report_call(mf_report_t *r, mf_coll_id_t c, uint64_t bytes
 }
 
 /* Sum over MPI_COMM_WORLD (modeled time: max over ranks, every member of
- * a call sees the same time) and, on rank 0, write / print.  Collective. */
+ * a call sees the same time) and, on rank 0, write / print.  app_s: this
+ * rank's MPI_Init-to-MPI_Finalize time.  With call sites recorded
+ * (profile/callsite.h) the report also lists the collective instances.
+ * Collective. */
 void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank, int nranks,
-                        const mf_config_t *cfg);
+                        const mf_config_t *cfg, double app_s);
 
 #endif

@@ -1,0 +1,272 @@
+/* Merging and naming the collective instances for the report (site_report.h). */
+#include "profile/site_report.h"
+
+#include <json-c/json.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "profile/callsite.h"
+
+extern char **environ;
+
+/* One instance over all ranks. */
+typedef struct {
+    mf_site_rec_t sum;     /* calls, bytes and times summed over ranks */
+    uint64_t calls_max, offloaded_max, baseline_calls_max;
+    double host_us_max;
+    int ranks;
+    char file[256];        /* from addr2line, "" unknown */
+    long line;
+} merged_t;
+
+/* Every rank's records on rank 0 (*all, *n); 0, or -1 (then NULL). */
+static int gather(int rank, int nranks, mf_site_rec_t **all, int *n)
+{
+    int mine = mf_sites_count(), *counts = NULL, *displs = NULL, rc = -1;
+    mf_site_rec_t *local = malloc((size_t)(mine ? mine : 1) * sizeof *local);
+    *all = NULL, *n = 0;
+    if (rank == 0) {
+        counts = calloc((size_t)nranks, sizeof *counts);
+        displs = calloc((size_t)nranks, sizeof *displs);
+    }
+    int ok = local && (rank != 0 || (counts && displs)), all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok)
+        goto out;
+    mf_sites_copy(local);
+    int bytes = mine * (int)sizeof *local;
+    PMPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int i = 0; i < nranks; i++) {
+            displs[i] = i ? displs[i - 1] + counts[i - 1] : 0;
+            *n += counts[i] / (int)sizeof *local;
+        }
+        *all = malloc((size_t)(*n ? *n : 1) * sizeof **all);
+    }
+    /* a failed malloc on rank 0 still has to take part in the gather */
+    PMPI_Gatherv(local, bytes, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    rc = rank != 0 || *all ? 0 : -1;
+out:
+    free(local);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+static int same_site(const mf_site_rec_t *a, const mf_site_rec_t *b)
+{
+    return a->offset == b->offset && a->coll == b->coll && !strcmp(a->module, b->module);
+}
+
+static void mark_mixed(char *mine, size_t len, const char *other)
+{
+    if (strcmp(mine, other))
+        snprintf(mine, len, "mixed");
+}
+
+static void add_rec(merged_t *m, const mf_site_rec_t *r)
+{
+    mf_site_rec_t *s = &m->sum;
+    if (m->ranks++ == 0) {
+        *s = *r;
+    } else {
+        s->calls += r->calls, s->offloaded += r->offloaded, s->bytes += r->bytes;
+        s->baseline_calls += r->baseline_calls;
+        s->host_us += r->host_us, s->offload_us += r->offload_us;
+        s->baseline_us += r->baseline_us;
+        if (s->comm_size != r->comm_size)
+            s->comm_size = -1;
+        mark_mixed(s->dtype, sizeof s->dtype, r->dtype);
+        mark_mixed(s->op, sizeof s->op, r->op);
+    }
+    if (r->calls > m->calls_max)
+        m->calls_max = r->calls;
+    if (r->offloaded > m->offloaded_max)
+        m->offloaded_max = r->offloaded;
+    if (r->baseline_calls > m->baseline_calls_max)
+        m->baseline_calls_max = r->baseline_calls;
+    if (r->host_us > m->host_us_max)
+        m->host_us_max = r->host_us;
+}
+
+/* Merge n records into *out (array of *nm); 0 or -1 (out of memory). */
+static int merge(const mf_site_rec_t *all, int n, merged_t **out, int *nm)
+{
+    merged_t *m = calloc((size_t)(n ? n : 1), sizeof *m);
+    int k = 0;
+    if (!m)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < k && !same_site(&m[j].sum, &all[i]))
+            j++;
+        if (j == k)
+            k++;
+        add_rec(&m[j], &all[i]);
+    }
+    *out = m, *nm = k;
+    return 0;
+}
+
+/* ---- naming sites: addr2line -f -C -e MODULE ADDR... ---------------------- */
+
+static void parse_fileline(merged_t *m, const char *text)
+{
+    const char *colon = strrchr(text, ':');
+    if (!colon || text[0] == '?' || colon == text)
+        return;
+    long line = strtol(colon + 1, NULL, 10);
+    if (line <= 0)
+        return;
+    snprintf(m->file, sizeof m->file, "%.*s", (int)(colon - text), text);
+    m->line = line;
+}
+
+static void take_answer(merged_t *m, const char *func, const char *fileline)
+{
+    if (func[0] && func[0] != '?')
+        snprintf(m->sum.func, sizeof m->sum.func, "%.*s", (int)sizeof m->sum.func - 1, func);
+    parse_fileline(m, fileline);
+}
+
+static void chomp(char *s) { s[strcspn(s, "\n")] = '\0'; }
+
+/* Name the sites of m[] that lie in `module` (indices idx[0..n)). */
+static void addr2line(merged_t *m, const int *idx, int n, const char *module)
+{
+    char **argv = calloc((size_t)n + 6, sizeof *argv), (*addrs)[24] = calloc((size_t)n, 24);
+    int fd[2] = {-1, -1};
+    pid_t pid;
+    FILE *in = NULL;
+    if (!argv || !addrs || pipe(fd))
+        goto out;
+    argv[0] = "addr2line", argv[1] = "-f", argv[2] = "-C", argv[3] = "-e";
+    argv[4] = (char *)module;
+    for (int i = 0; i < n; i++) {
+        snprintf(addrs[i], sizeof addrs[i], "0x%llx", (unsigned long long)m[idx[i]].sum.offset);
+        argv[5 + i] = addrs[i];
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", 1, 0);
+    int spawned = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    fd[1] = -1;
+    if (!spawned || !(in = fdopen(fd[0], "r")))
+        goto out;
+    fd[0] = -1;
+    char func[512], fileline[512];
+    for (int i = 0; i < n && fgets(func, sizeof func, in) && fgets(fileline, sizeof fileline, in);
+         i++) {
+        chomp(func), chomp(fileline);
+        take_answer(&m[idx[i]], func, fileline);
+    }
+    fclose(in);
+    waitpid(pid, NULL, 0);
+out:
+    if (fd[0] >= 0)
+        close(fd[0]);
+    if (fd[1] >= 0)
+        close(fd[1]);
+    free(argv);
+    free(addrs);
+}
+
+/* One addr2line run per module (no addr2line: sites stay module+offset). */
+static void name_sites(merged_t *m, int nm)
+{
+    int *idx = malloc((size_t)(nm ? nm : 1) * sizeof *idx), *done = calloc((size_t)(nm ? nm : 1), sizeof *done);
+    for (int i = 0; idx && done && i < nm; i++) {
+        if (done[i])
+            continue;
+        int n = 0;
+        for (int j = i; j < nm; j++)
+            if (!done[j] && !strcmp(m[j].sum.module, m[i].sum.module))
+                idx[n++] = j, done[j] = 1;
+        addr2line(m, idx, n, m[i].sum.module);
+    }
+    free(idx);
+    free(done);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+static void add_str(json_object *o, const char *k, const char *v)
+{
+    json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void add_int(json_object *o, const char *k, int64_t v)
+{
+    json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void add_dbl(json_object *o, const char *k, double v)
+{
+    json_object_object_add(o, k, json_object_new_double(v));
+}
+
+static json_object *instance_json(const merged_t *m)
+{
+    const mf_site_rec_t *s = &m->sum;
+    json_object *o = json_object_new_object();
+    char site[320], off[24];
+    snprintf(off, sizeof off, "0x%llx", (unsigned long long)s->offset);
+    if (m->line)
+        snprintf(site, sizeof site, "%s:%ld", base_name(m->file), m->line);
+    else
+        snprintf(site, sizeof site, "%s+%s", base_name(s->module), off);
+    add_str(o, "collective", mf_coll_id_name((mf_coll_id_t)s->coll));
+    add_str(o, "function", s->func);
+    add_str(o, "file", m->file);
+    add_int(o, "line", m->line);
+    add_str(o, "site", site);
+    add_str(o, "module", s->module);
+    add_str(o, "offset", off);
+    add_int(o, "calls", (int64_t)m->calls_max);
+    add_int(o, "ranks", m->ranks);
+    add_int(o, "bytes_per_call", s->calls ? (int64_t)(s->bytes / s->calls) : 0);
+    add_str(o, "datatype", s->dtype);
+    add_str(o, "op", s->op);
+    add_int(o, "comm_size", s->comm_size);
+    add_int(o, "offloaded", (int64_t)m->offloaded_max);
+    add_dbl(o, "host_us", s->host_us / m->ranks);
+    add_dbl(o, "host_us_max", m->host_us_max);
+    add_dbl(o, "offload_us", s->offload_us / m->ranks);
+    add_dbl(o, "baseline_model_us", s->baseline_us / m->ranks);
+    add_int(o, "baseline_model_calls", (int64_t)m->baseline_calls_max);
+    return o;
+}
+
+json_object *mf_site_report(int rank, int nranks)
+{
+    mf_site_rec_t *all = NULL;
+    merged_t *m = NULL;
+    json_object *arr = NULL;
+    int n = 0, nm = 0;
+    if (gather(rank, nranks, &all, &n) || rank != 0)
+        goto out;
+    if (merge(all, n, &m, &nm))
+        goto out;
+    name_sites(m, nm);
+    arr = json_object_new_array();
+    for (int i = 0; i < nm; i++)
+        json_object_array_add(arr, instance_json(&m[i]));
+out:
+    free(all);
+    free(m);
+    return arr;
+}

@@ -286,7 +286,7 @@ for case in "$tmp/missing.json|$O|cannot read the profile report" \
     rc=$?
     [ $rc = 2 ] && [ ! -s "$tmp/bo" ] && grep -q -e "$msg" "$tmp/be" && [ ! -e "$tmp/b" ] &&
         ! grep -q Traceback "$tmp/be"
-    ok $? "bad report ($(basename "$p"), $(basename "$o")) -> exit 2: $(head -1 "$tmp/be" | sed "s|$tmp/||g; s|$data/*||g" | head -c 100)"
+    ok $? "bad report ($(basename "$p"), $(basename "$o")) -> exit 2: $(head -1 "$tmp/be" | sed "s|$tmp/||g" | head -c 100)"
 done
 
 "$COMPARE_APP" --help > "$tmp/h" 2>&1 && grep -q '^usage: mpifpga-compare-app' "$tmp/h"

@@ -9,6 +9,7 @@
 #     a stripped binary names its sites module+offset.
 #   The proxy applications (bench/apps) verify their own answers with
 #   offload and in profile mode.
+#   MPIFPGA_VERBOSE=1 lists the instances on stderr.
 #   mpifpga-compare --app on cg_poisson: both runs, the application and
 #     instance tables with the documented columns.
 # TAP output.
@@ -41,6 +42,12 @@ inst_ok "bcast site: 5 calls of 16 bytes, no op" "$R" collective=bcast -- calls=
     bytes_per_call==16 op==- 'source_line~MPI_Bcast'
 inst_ok "offloaded calls carry modeled offload and baseline times" "$R" function=site_a -- \
     offloaded==7 'offload_us>0' 'host_us>0' baseline_model_calls==7 'baseline_model_us>0'
+
+withenv "MPIFPGA_INSTANCES=1 MPIFPGA_VERBOSE=1" run_ok "callsites at -n 2, verbose" "$tmp/v" 2 \
+    callsites
+[ "$(grep -c '^mpifpga: allreduce@callsites\.c:[0-9]* *[73] ' "$tmp/v")" = 2 ] &&
+    grep -q '^mpifpga: bcast@callsites\.c:[0-9]* *5 ' "$tmp/v"
+ok $? "MPIFPGA_VERBOSE=1 lists the three instances with their calls on stderr"
 
 # ---- the same in profile mode: MPI only, measured -----------------------------
 R=$tmp/p.json

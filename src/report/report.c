@@ -102,6 +102,34 @@ static void print_summary(const mf_report_t *r, const char *engine, int nranks)
     }
 }
 
+static const char *jstr(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+static double jnum(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+/* One line per collective instance (call site), as recorded. */
+static void print_instances(json_object *instances)
+{
+    size_t n = json_object_array_length(instances);
+    fprintf(stderr, "mpifpga: %-44s %8s %10s %12s %12s %12s\n", "instance", "calls", "bytes/call",
+            "host us", "offload us", "baseline us");
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(instances, i);
+        char name[160];
+        snprintf(name, sizeof name, "%s@%s", jstr(o, "collective"), jstr(o, "site"));
+        fprintf(stderr, "mpifpga: %-44s %8.0f %10.0f %12.3f %12.3f %12.3f\n", name,
+                jnum(o, "calls"), jnum(o, "bytes_per_call"), jnum(o, "host_us"),
+                jnum(o, "offload_us"), jnum(o, "baseline_model_us"));
+    }
+}
+
 void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank, int nranks,
                         const mf_config_t *cfg, double app_s)
 {
@@ -140,6 +168,8 @@ void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank,
         write_json(&tot, engine_desc, nranks, cfg->report, cfg, app, instances);
     if (cfg->verbose)
         print_summary(&tot, engine_desc, nranks);
+    if (cfg->verbose && instances)
+        print_instances(instances);
 out:
     if (instances)
         json_object_put(instances);

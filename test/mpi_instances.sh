@@ -76,6 +76,14 @@ else
     skip "stripped binary: sites are module+offset" "no strip"
 fi
 
+# ---- MPI_THREAD_MULTIPLE: two threads record at once --------------------------
+R=$tmp/mt.json
+withenv "MPIFPGA_INSTANCES=1 MPIFPGA_REPORT=$R" run_ok "callsites_mt at -n 2 (two threads)" \
+    "$tmp/mt" 2 callsites_mt
+inst_ok "threads: thread_a 9 calls, thread_b 4 calls, none offloaded" "$R" --total 2 \
+    function=thread_a -- calls==9 bytes_per_call==8 datatype==MPI_INT offloaded==0 'host_us>0'
+inst_ok "threads: thread_b's instance" "$R" function=thread_b -- calls==4 op==MPI_MAX offloaded==0
+
 # ---- Fortran ---------------------------------------------------------------------
 if [ -x "$BIN/callsites_f" ]; then
     R=$tmp/f.json

@@ -112,7 +112,7 @@ static void setup(int thread_level)
     else
         connect_all();
     PMPI_Add_error_class(&mf_host.err_class);
-    mf_sites_init(&mf_host.cfg, thread_level);
+    mf_sites_init(&mf_host.cfg);
     mf_host.initialized = 1;
     mf_comm_init();
     mf_host.t_init = PMPI_Wtime();

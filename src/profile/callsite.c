@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,7 +32,10 @@ static instance_t *insts;
 static int ninsts, cap_insts;
 static slot_t *slots;
 static size_t nslots, used_slots;
-static mf_site_call_t *cur;
+static __thread mf_site_call_t *cur; /* this thread's call in progress */
+/* MPI_THREAD_MULTIPLE: threads may record at once (offload is off then, but
+ * their calls are still measured); uncontended, a lock costs ~20 ns. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char exe_path[256];
 
 static double now_s(void)
@@ -41,10 +45,10 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-void mf_sites_init(const mf_config_t *cfg, int thread_level)
+void mf_sites_init(const mf_config_t *cfg)
 {
     void *probe[1];
-    mf_sites_on = (cfg->instances || cfg->profile) && thread_level != MPI_THREAD_MULTIPLE;
+    mf_sites_on = cfg->instances || cfg->profile;
     if (!mf_sites_on)
         return;
     backtrace(probe, 1); /* loads the unwinder now, not inside the first timed call */
@@ -179,6 +183,7 @@ void mf_site_begin_slow(mf_site_call_t *s, mf_coll_id_t id, void *ret, MPI_Datat
         return; /* a collective inside a collective (an MPI_Op callback): the outer one counts */
     PMPI_Comm_size(comm, &size);
     *s = (mf_site_call_t){.on = 1};
+    pthread_mutex_lock(&lock);
     s->inst = lookup(ret, id, type, op, size);
     if (s->inst == SKIP)
         s->inst = lookup_unwound(id, type, op, size);
@@ -191,17 +196,13 @@ void mf_site_begin_slow(mf_site_call_t *s, mf_coll_id_t id, void *ret, MPI_Datat
         if (in->op != op && strcmp(in->r.op, "mixed"))
             snprintf(in->r.op, sizeof in->r.op, "mixed");
     }
+    pthread_mutex_unlock(&lock);
     cur = s;
     s->t0 = now_s(); /* last: naming the site is not the call's time */
 }
 
-void mf_site_end_slow(mf_site_call_t *s)
+static void add_call(mf_site_rec_t *r, const mf_site_call_t *s, double host_us)
 {
-    double host_us = (now_s() - s->t0) * 1e6;
-    cur = NULL;
-    if (s->inst < 0)
-        return;
-    mf_site_rec_t *r = &insts[s->inst].r;
     r->calls++;
     r->bytes += s->bytes;
     r->host_us += host_us;
@@ -215,6 +216,17 @@ void mf_site_end_slow(mf_site_call_t *s)
         r->baseline_calls++;
         r->baseline_us += s->baseline_us;
     }
+}
+
+void mf_site_end_slow(mf_site_call_t *s)
+{
+    double host_us = (now_s() - s->t0) * 1e6;
+    cur = NULL;
+    if (s->inst < 0)
+        return;
+    pthread_mutex_lock(&lock);
+    add_call(&insts[s->inst].r, s, host_us);
+    pthread_mutex_unlock(&lock);
 }
 
 mf_site_call_t *mf_site_current(void) { return cur; }

@@ -8,8 +8,8 @@
  * (its Fortran bindings included), named by module and offset so that
  * every rank of an SPMD job names it alike whatever its load address.
  * MPIFPGA_INSTANCES=1 turns this on (MPIFPGA_PROFILE=1 implies it); off,
- * a call pays one predictable branch.  Single-threaded use only: with
- * MPI_THREAD_MULTIPLE nothing is recorded.
+ * a call pays one predictable branch.  Under MPI_THREAD_MULTIPLE (where
+ * nothing is offloaded) threads record their calls under a lock.
  */
 #ifndef MF_CALLSITE_H
 #define MF_CALLSITE_H
@@ -33,7 +33,7 @@ typedef struct {
 extern int mf_sites_on;  /* recording enabled in this job */
 
 /* Start recording (MPI_Init, after the configuration is read). */
-void mf_sites_init(const mf_config_t *cfg, int thread_level);
+void mf_sites_init(const mf_config_t *cfg);
 
 /* Wrapper entry / exit.  ret: __builtin_return_address(0) of the public
  * MPI_ function; type and op name the call (op MPI_OP_NULL for data

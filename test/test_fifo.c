@@ -19,7 +19,7 @@ static uint64_t stream(uint32_t cap, uint32_t margin, uint32_t lat, int drain, u
     mf_fifo_t f;
     mf_fifo_init(&f, cap, margin, lat);
     mf_pool_t pool;
-    mf_pool_init(&pool, 32, 32);
+    mf_pool_init(&pool, 32);
     mf_pq_t wire = {0};
     for (uint64_t t = 0; t < cycles; t++) {
         while (wire.head && wire.head->ready <= t)
@@ -63,7 +63,7 @@ static void test_stop_delay(void)
     mf_fifo_t f;
     mf_fifo_init(&f, 4, 1, 10);
     mf_pool_t pool;
-    mf_pool_init(&pool, 32, 32);
+    mf_pool_init(&pool, 32);
     for (int i = 0; i < 4; i++) {
         mf_pkt_t *k = mf_pkt_alloc(&pool);
         k->nphits = 1;
@@ -87,7 +87,7 @@ static void test_link(void)
 {
     mf_link_t l;
     mf_pool_t pool;
-    mf_pool_init(&pool, 256, 64);
+    mf_pool_init(&pool, 256);
     /* 32 bytes per cycle: an 8-phit packet (256 + 6 header bytes) takes 8.19 cycles */
     mf_link_init(&l, 110, 0, 32u << 16, 1);
     mf_pkt_t *a = mf_pkt_alloc(&pool), *b = mf_pkt_alloc(&pool);

@@ -6,6 +6,7 @@
  * posted its side of the collective are parked, in order, and adopted when
  * it does.  The same stream type carries DMA reads and flow-to-flow links.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw/switch.h"
@@ -30,65 +31,167 @@ void mf_stream_close(mf_stream_t *st, uint64_t visible)
     notify(st, visible);
 }
 
-void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk)
+/* ---- stream storage ---------------------------------------------------------
+ * Bytes and segments live in two rings that grow by doubling.  A large
+ * collective buffers a lot (a 1 MiB ring allgather holds about 1 MiB per
+ * rank) and reads it back long after writing it; contiguous storage keeps
+ * those reads sequential, where a linked list of chunk objects made nearly
+ * every read a cache miss. */
+
+#define STREAM_MIN_CAP 512 /* bytes of a stream's first ring */
+#define SEG_MIN_CAP 16      /* segments of its first segment ring */
+/* A stream is read a datapath width per cycle, and a simulated cycle takes
+ * long enough for the hardware prefetcher to lose track: ask for the bytes
+ * a few takes ahead so that those takes find them in cache. */
+#define STREAM_PREFETCH_AHEAD 256
+
+static mf_seg_t *seg_at(const mf_stream_t *st, uint64_t i) { return &st->seg[i & (st->seg_cap - 1)]; }
+
+/* Copy n bytes from src into the ring buf of capacity cap at stream offset at. */
+static void ring_put(uint8_t *buf, uint64_t cap, uint64_t at, const uint8_t *src, size_t n)
 {
-    chunk->rd = 0;
-    if (st->q.tail && chunk->ready < st->q.tail->ready)
-        chunk->ready = st->q.tail->ready; /* keep readiness monotonic */
-    mf_pq_push(&st->q, chunk);
-    if (!st->scan)
-        st->scan = chunk;
-    st->in += chunk->len;
-    account(s, chunk->len);
-    notify(st, chunk->ready);
-    mf_switch_wake(s, chunk->ready);
+    if (!n)
+        return; /* buf may still be NULL */
+    size_t pos = at & (cap - 1), first = n < cap - pos ? n : cap - pos;
+    memcpy(buf + pos, src, first);
+    memcpy(buf, src + first, n - first);
+}
+
+/* Copy n bytes at stream offset at out of the ring buf of capacity cap. */
+static void ring_get(const uint8_t *buf, uint64_t cap, uint64_t at, uint8_t *dst, size_t n)
+{
+    if (!n)
+        return;
+    size_t pos = at & (cap - 1), first = n < cap - pos ? n : cap - pos;
+    memcpy(dst, buf + pos, first);
+    memcpy(dst + first, buf, n - first);
+}
+
+static uint64_t grown(uint64_t cap, uint64_t min, uint64_t need)
+{
+    cap = cap ? cap : min;
+    while (cap < need)
+        cap *= 2;
+    return cap;
+}
+
+/* Room for `more` bytes beyond the buffered ones; -1 if out of memory. */
+static int reserve_bytes(mf_stream_t *st, uint64_t more)
+{
+    uint64_t held = st->in - st->out;
+    if (held + more <= st->cap)
+        return 0;
+    uint64_t cap = grown(st->cap, STREAM_MIN_CAP, held + more);
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return -1;
+    if (held) { /* the bytes keep their offsets: move the old ring's two pieces */
+        uint64_t pos = st->out & (st->cap - 1), first = held < st->cap - pos ? held : st->cap - pos;
+        ring_put(buf, cap, st->out, st->buf + pos, first);
+        ring_put(buf, cap, st->out + first, st->buf, held - first);
+    }
+    free(st->buf);
+    st->buf = buf;
+    st->cap = cap;
+    return 0;
+}
+
+/* Room for one more segment; -1 if out of memory. */
+static int reserve_seg(mf_stream_t *st)
+{
+    uint64_t used = st->seg_tail - st->seg_head;
+    if (used < st->seg_cap)
+        return 0;
+    uint64_t cap = grown(st->seg_cap, SEG_MIN_CAP, used + 1);
+    mf_seg_t *seg = malloc(cap * sizeof *seg);
+    if (!seg)
+        return -1;
+    for (uint64_t i = st->seg_head; i != st->seg_tail; i++)
+        seg[i & (cap - 1)] = *seg_at(st, i);
+    free(st->seg);
+    st->seg = seg;
+    st->seg_cap = cap;
+    return 0;
+}
+
+/* Append len bytes usable from cycle `ready` (kept monotonic while the
+ * stream holds anything: never before what was pushed earlier).  Returns
+ * the cycle they are usable from. */
+uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, size_t len,
+                        uint64_t ready)
+{
+    if (st->seg_head != st->seg_tail && ready < seg_at(st, st->seg_tail - 1)->ready)
+        ready = seg_at(st, st->seg_tail - 1)->ready;
+    if (reserve_bytes(st, len) || reserve_seg(st)) {
+        s->net->failed = 1;
+        strcpy(s->net->err, "out of memory growing a stream buffer");
+        return ready;
+    }
+    ring_put(st->buf, st->cap, st->in, data, len);
+    st->in += len;
+    *seg_at(st, st->seg_tail++) = (mf_seg_t){.ready = ready, .end = st->in};
+    account(s, (int64_t)len);
+    notify(st, ready);
+    mf_switch_wake(s, ready);
+    return ready;
 }
 
 uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
 {
-    while (st->scan && st->scan->ready <= now) {
-        st->ready += st->scan->len - st->scan->rd;
-        st->scan = st->scan->next;
+    while (st->seg_scan != st->seg_tail && seg_at(st, st->seg_scan)->ready <= now)
+        st->ready_end = seg_at(st, st->seg_scan++)->end;
+    return st->ready_end - st->out;
+}
+
+/* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
+uint64_t mf_stream_next_ready(const mf_stream_t *st)
+{
+    return st->seg_scan != st->seg_tail ? seg_at(st, st->seg_scan)->ready : MF_NEVER;
+}
+
+/* Retire the segments that taking bytes [from, to) finishes.  An empty
+ * segment goes only when a take reaches it: whether the stream still holds
+ * a segment decides if the next push's readiness is kept monotonic. */
+static void retire(mf_stream_t *st, uint64_t from, uint64_t to)
+{
+    for (uint64_t pos = from; pos < to && st->seg_head != st->seg_tail;) {
+        const mf_seg_t *g = seg_at(st, st->seg_head);
+        pos = g->end < to ? g->end : to;
+        if (pos < g->end)
+            break;
+        if (st->seg_scan == st->seg_head) { /* only for empty segments */
+            st->ready_end = g->end;
+            st->seg_scan++;
+        }
+        st->seg_head++;
     }
-    return st->ready;
 }
 
 /* Take n bytes (n <= available) into dst (may be NULL to drop them). */
 size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
 {
-    size_t got = 0;
-    while (got < n && st->q.head) {
-        mf_pkt_t *k = st->q.head;
-        size_t m = k->len - k->rd;
-        if (m > n - got)
-            m = n - got;
-        if (dst)
-            memcpy(dst + got, k->data + k->rd, m);
-        k->rd += m;
-        got += m;
-        if (k->rd == k->len) {
-            if (st->scan == k) /* only for empty chunks */
-                st->scan = k->next;
-            mf_pq_pop(&st->q);
-            mf_pkt_free(&s->net->pool, k);
-        }
-    }
-    st->ready -= got;
-    st->out += got;
-    account(s, -(int64_t)got);
-    return got;
+    if (n > st->in - st->out)
+        n = st->in - st->out;
+    if (dst)
+        ring_get(st->buf, st->cap, st->out, dst, n);
+    retire(st, st->out, st->out + n);
+    st->out += n;
+    if (st->in - st->out > STREAM_PREFETCH_AHEAD)
+        __builtin_prefetch(st->buf + ((st->out + STREAM_PREFETCH_AHEAD) & (st->cap - 1)));
+    account(s, -(int64_t)n);
+    return n;
 }
 
 /* Free whatever is still buffered (a finished or failed collective). */
 void mf_stream_drop(mf_switch_t *s, mf_stream_t *st)
 {
-    mf_pkt_t *k;
-    while ((k = mf_pq_pop(&st->q)) != NULL) {
-        account(s, -(int64_t)(k->len - k->rd));
-        mf_pkt_free(&s->net->pool, k);
-    }
-    st->scan = NULL;
-    st->ready = 0;
+    account(s, -(int64_t)(st->in - st->out));
+    free(st->buf);
+    free(st->seg);
+    st->buf = NULL;
+    st->seg = NULL;
+    st->cap = st->seg_cap = 0;
+    st->seg_head = st->seg_scan = st->seg_tail = 0;
 }
 
 /* Hand one NET packet to the current collective's stream for its tag.
@@ -119,7 +222,8 @@ static int deliver(mf_switch_t *s, mf_coll_t *c, mf_pkt_t *k)
     }
     if (k->h.last)
         st->closed = 1; /* seen by the consumer with the packet's data */
-    mf_stream_push(s, st, k);
+    mf_stream_push(s, st, k->data, k->len, k->ready);
+    mf_pkt_free(&s->net->pool, k);
     return 1;
 }
 

@@ -53,27 +53,18 @@ static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
     if (st->issued == st->len || buffered >= read_window(n) || d->rd_left == 0)
         return 0;
     uint64_t m = st->len - st->issued;
-    if (m > n->pool.small_cap)
-        m = n->pool.small_cap;
     if (m > d->rd_left)
-        m = d->rd_left;
-    mf_pkt_t *ch = mf_chunk_alloc(&n->pool);
-    if (!ch) {
-        n->failed = 1;
-        strcpy(n->err, "out of memory allocating a DMA buffer");
-        return 0;
-    }
-    host_read(c, st->host_off + st->issued, ch->data, (size_t)m);
-    ch->len = (uint32_t)m;
-    ch->ready = now + n->pcie;
+        m = d->rd_left; /* at most one cycle's DMA bytes */
+    uint8_t data[m];
+    host_read(c, st->host_off + st->issued, data, (size_t)m);
     st->issued += m;
     d->rd_left -= (uint32_t)m;
-    mf_stream_push(s, st, ch);
+    uint64_t ready = mf_stream_push(s, st, data, (size_t)m, now + n->pcie);
     if (st->issued == st->len) {
         st->closed = 1;
         c->reads_left--;
-        if (ch->ready > c->host_done)
-            c->host_done = ch->ready;
+        if (ready > c->host_done)
+            c->host_done = ready;
     }
     return 1;
 }

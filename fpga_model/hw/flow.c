@@ -92,9 +92,9 @@ static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
     return n;
 }
 
-static mf_pkt_t *new_chunk(mf_switch_t *s, int small)
+static mf_pkt_t *new_packet(mf_switch_t *s)
 {
-    mf_pkt_t *k = small ? mf_chunk_alloc(&s->net->pool) : mf_pkt_alloc(&s->net->pool);
+    mf_pkt_t *k = mf_pkt_alloc(&s->net->pool);
     if (!k) {
         s->net->failed = 1;
         strcpy(s->net->err, "out of memory allocating a packet");
@@ -139,7 +139,7 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
             p2 *= 2;
         if (p2 == phits || phits == 0)
             break;
-        mf_pkt_t *head = new_chunk(s, 0);
+        mf_pkt_t *head = new_packet(s);
         if (!head)
             return;
         head->len = p2 * pb;
@@ -188,7 +188,7 @@ static void sink_net(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_t *
                      size_t n, uint64_t ready)
 {
     while (n) {
-        if (!k->pk && !(k->pk = new_chunk(s, 0)))
+        if (!k->pk && !(k->pk = new_packet(s)))
             return;
         size_t target = packet_target(s->net, k, k->pk->len);
         size_t m = target - k->pk->len;
@@ -208,19 +208,8 @@ static void sink_stream(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_
                         size_t n, uint64_t ready)
 {
     mf_stream_t *st = &c->st[k->stream];
-    while (n) {
-        mf_pkt_t *ch = new_chunk(s, 1);
-        if (!ch)
-            return;
-        size_t m = n < s->net->pool.small_cap ? n : s->net->pool.small_cap;
-        memcpy(ch->data, src, m);
-        ch->len = (uint32_t)m;
-        ch->ready = ready;
-        mf_stream_push(s, st, ch);
-        k->done += m;
-        src += m;
-        n -= m;
-    }
+    mf_stream_push(s, st, src, n, ready);
+    k->done += n;
     if (k->done == k->len)
         mf_stream_close(st, ready);
 }
@@ -290,7 +279,7 @@ static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
         if (k->len != 0 || k->done || !empty_sink_due(c, f, k))
             continue;
         if (k->kind == MF_SINK_NET) {
-            if ((k->pk = new_chunk(s, 0)) != NULL)
+            if ((k->pk = new_packet(s)) != NULL)
                 net_flush(s, c, k, ready);
         } else if (k->kind == MF_SINK_STREAM) {
             mf_stream_close(&c->st[k->stream], ready);
@@ -318,11 +307,8 @@ static int inputs_closed(mf_coll_t *c, mf_flow_t *f)
 static uint64_t next_arrival(mf_coll_t *c, mf_flow_t *f)
 {
     uint64_t t = MF_NEVER;
-    for (int i = 0; i < f->nin; i++) {
-        const mf_pkt_t *k = c->st[f->in[i]].scan;
-        if (k && k->ready < t)
-            t = k->ready;
-    }
+    for (int i = 0; i < f->nin; i++)
+        t = min_u64(t, mf_stream_next_ready(&c->st[f->in[i]]));
     return t;
 }
 

@@ -1,8 +1,8 @@
 /*
  * Network packets as the model carries them: the decoded 6-byte header of
- * include/mpifpga/wire.h plus the payload and timing bookkeeping.  The same
- * object serves as a chunk of a collector stream once it reaches its
- * destination engine (no copy).
+ * include/mpifpga/wire.h plus the payload and timing bookkeeping.  At its
+ * destination engine a packet's payload is copied into a collector stream
+ * buffer and the packet is recycled.
  */
 #ifndef MF_PKT_H
 #define MF_PKT_H
@@ -17,11 +17,9 @@ typedef struct mf_pkt {
     uint16_t src;      /* source global rank: model bookkeeping, not on the wire */
     uint16_t nphits;   /* payload phits (0 for a header-only packet) */
     uint32_t len;      /* valid payload bytes */
-    uint32_t rd;       /* bytes already taken (as a stream chunk) */
     int16_t out_port;  /* route computation result (-1: eject) */
     uint8_t out_vc;    /* VC on the output link */
     uint8_t in_vc;     /* VC it occupies at this hop */
-    uint8_t small;     /* allocated from the small-chunk class */
     int8_t in_port;    /* network port it arrived on, -1 if injected here */
     uint64_t ready;    /* cycle from which the head may be used here */
     uint64_t tail_fx;  /* 16.16 fixed-point cycle the tail is here */
@@ -29,20 +27,15 @@ typedef struct mf_pkt {
     uint8_t *data;     /* payload, capacity = pool payload_cap */
 } mf_pkt_t;
 
-/* Two size classes: network packets (payload_cap) and the small chunks a
- * flow or the DMA engine moves in one cycle (small_cap), which are most of
- * what stream buffers hold. */
 typedef struct {
-    mf_pkt_t *free, *free_small;
-    size_t payload_cap, small_cap;
-    size_t live, peak; /* packets and chunks in use */
+    mf_pkt_t *free;
+    size_t payload_cap;
+    size_t live, peak; /* packets in use */
 } mf_pool_t;
 
-void mf_pool_init(mf_pool_t *p, size_t payload_cap, size_t small_cap);
+void mf_pool_init(mf_pool_t *p, size_t payload_cap);
 void mf_pool_fini(mf_pool_t *p);
 mf_pkt_t *mf_pkt_alloc(mf_pool_t *p); /* NULL on out-of-memory */
-/* A chunk of at most small_cap payload bytes. */
-mf_pkt_t *mf_chunk_alloc(mf_pool_t *p);
 void mf_pkt_free(mf_pool_t *p, mf_pkt_t *k);
 
 /* Singly linked packet queue. */

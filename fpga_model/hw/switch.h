@@ -41,12 +41,24 @@ struct mf_engine;
 
 typedef enum { MF_ST_HOST = 0, MF_ST_NET, MF_ST_INTERNAL } mf_stream_kind_t;
 
-/* A byte stream inside the switch: a collector buffer (NET), the DMA's read
- * of a host range (HOST), or a link between two flows (INTERNAL). */
+/* The bytes one push put into a stream: usable from cycle `ready`, they
+ * end at stream offset `end`. */
 typedef struct {
-    mf_pq_t q;         /* chunks; q.head->rd bytes already taken */
-    mf_pkt_t *scan;    /* first chunk not yet known to be ready */
-    uint64_t ready;    /* bytes available (chunks before scan), not yet taken */
+    uint64_t ready, end;
+} mf_seg_t;
+
+/* A byte stream inside the switch: a collector buffer (NET), the DMA's read
+ * of a host range (HOST), or a link between two flows (INTERNAL).  The
+ * buffered bytes and the segments are kept in rings (collector.c). */
+typedef struct {
+    uint8_t *buf;      /* bytes [out, in): stream offset x at buf[x & (cap - 1)] */
+    uint64_t cap;      /* a power of two, 0 until the first push */
+    mf_seg_t *seg;     /* segment i at seg[i & (seg_cap - 1)] */
+    uint64_t seg_cap;  /* a power of two, 0 until the first push */
+    uint64_t seg_head; /* first segment not entirely taken */
+    uint64_t seg_scan; /* first segment not yet known to be ready */
+    uint64_t seg_tail; /* one past the last segment pushed */
+    uint64_t ready_end; /* stream offset up to which bytes are known ready */
     uint64_t len;      /* expected total bytes */
     uint64_t in, out;  /* bytes pushed / taken */
     uint64_t host_off; /* HOST: offset in the send buffer */
@@ -241,8 +253,10 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
 void mf_collector_accept(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
 void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c);
 uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now);
+uint64_t mf_stream_next_ready(const mf_stream_t *st);
 size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
-void mf_stream_push(mf_switch_t *s, mf_stream_t *st, mf_pkt_t *chunk);
+uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, size_t len,
+                        uint64_t ready);
 void mf_stream_drop(mf_switch_t *s, mf_stream_t *st);
 void mf_stream_close(mf_stream_t *st, uint64_t visible);
 /* cgr.c */

@@ -92,8 +92,7 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
         goto fail;
     }
     mf_sim_init(&n->sim);
-    mf_pool_init(&n->pool, n->pkt_bytes,
-                 n->dma_bytes > n->datapath_bytes ? n->dma_bytes : n->datapath_bytes);
+    mf_pool_init(&n->pool, n->pkt_bytes);
     n->nsw = t->nswitches;
     n->nranks = t->nranks;
     n->sw = calloc(n->nsw, sizeof *n->sw);

@@ -32,11 +32,13 @@ void mf_stream_close(mf_stream_t *st, uint64_t visible)
 }
 
 /* ---- stream storage ---------------------------------------------------------
- * Bytes and segments live in two rings that grow by doubling.  A large
- * collective buffers a lot (a 1 MiB ring allgather holds about 1 MiB per
- * rank) and reads it back long after writing it; contiguous storage keeps
- * those reads sequential, where a linked list of chunk objects made nearly
- * every read a cache miss. */
+ * Bytes live in a ring that grows by doubling.  A large collective buffers
+ * a lot (a 1 MiB ring allgather holds about 1 MiB per rank) and reads it
+ * back long after writing it; contiguous storage keeps those reads
+ * sequential, where a linked list of chunk objects made nearly every read
+ * a cache miss.  Each push is a segment with its own readiness; only the
+ * segments not yet known to be ready are kept (a short ring, hot in cache).
+ */
 
 #define STREAM_MIN_CAP 512 /* bytes of a stream's first ring */
 #define SEG_MIN_CAP 16      /* segments of its first segment ring */
@@ -114,14 +116,15 @@ static int reserve_seg(mf_stream_t *st)
     return 0;
 }
 
-/* Append len bytes usable from cycle `ready` (kept monotonic while the
- * stream holds anything: never before what was pushed earlier).  Returns
- * the cycle they are usable from. */
+/* Append len bytes usable from cycle `ready`, which is kept monotonic while
+ * the stream holds anything.  (It held the last push until its bytes were
+ * taken; an empty push stays until bytes follow it, as when the stream
+ * was a queue of chunks.)  Returns the cycle the bytes are usable from. */
 uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, size_t len,
                         uint64_t ready)
 {
-    if (st->seg_head != st->seg_tail && ready < seg_at(st, st->seg_tail - 1)->ready)
-        ready = seg_at(st, st->seg_tail - 1)->ready;
+    if ((st->in > st->out || st->last_empty) && ready < st->last_ready)
+        ready = st->last_ready;
     if (reserve_bytes(st, len) || reserve_seg(st)) {
         s->net->failed = 1;
         strcpy(s->net->err, "out of memory growing a stream buffer");
@@ -130,6 +133,8 @@ uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, si
     ring_put(st->buf, st->cap, st->in, data, len);
     st->in += len;
     *seg_at(st, st->seg_tail++) = (mf_seg_t){.ready = ready, .end = st->in};
+    st->last_ready = ready;
+    st->last_empty = len == 0;
     account(s, (int64_t)len);
     notify(st, ready);
     mf_switch_wake(s, ready);
@@ -138,33 +143,15 @@ uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, si
 
 uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
 {
-    while (st->seg_scan != st->seg_tail && seg_at(st, st->seg_scan)->ready <= now)
-        st->ready_end = seg_at(st, st->seg_scan++)->end;
+    while (st->seg_head != st->seg_tail && seg_at(st, st->seg_head)->ready <= now)
+        st->ready_end = seg_at(st, st->seg_head++)->end;
     return st->ready_end - st->out;
 }
 
 /* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
 uint64_t mf_stream_next_ready(const mf_stream_t *st)
 {
-    return st->seg_scan != st->seg_tail ? seg_at(st, st->seg_scan)->ready : MF_NEVER;
-}
-
-/* Retire the segments that taking bytes [from, to) finishes.  An empty
- * segment goes only when a take reaches it: whether the stream still holds
- * a segment decides if the next push's readiness is kept monotonic. */
-static void retire(mf_stream_t *st, uint64_t from, uint64_t to)
-{
-    for (uint64_t pos = from; pos < to && st->seg_head != st->seg_tail;) {
-        const mf_seg_t *g = seg_at(st, st->seg_head);
-        pos = g->end < to ? g->end : to;
-        if (pos < g->end)
-            break;
-        if (st->seg_scan == st->seg_head) { /* only for empty segments */
-            st->ready_end = g->end;
-            st->seg_scan++;
-        }
-        st->seg_head++;
-    }
+    return st->seg_head != st->seg_tail ? seg_at(st, st->seg_head)->ready : MF_NEVER;
 }
 
 /* Take n bytes (n <= available) into dst (may be NULL to drop them). */
@@ -174,7 +161,6 @@ size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
         n = st->in - st->out;
     if (dst)
         ring_get(st->buf, st->cap, st->out, dst, n);
-    retire(st, st->out, st->out + n);
     st->out += n;
     if (st->in - st->out > STREAM_PREFETCH_AHEAD)
         __builtin_prefetch(st->buf + ((st->out + STREAM_PREFETCH_AHEAD) & (st->cap - 1)));
@@ -191,7 +177,7 @@ void mf_stream_drop(mf_switch_t *s, mf_stream_t *st)
     st->buf = NULL;
     st->seg = NULL;
     st->cap = st->seg_cap = 0;
-    st->seg_head = st->seg_scan = st->seg_tail = 0;
+    st->seg_head = st->seg_tail = 0;
 }
 
 /* Hand one NET packet to the current collective's stream for its tag.

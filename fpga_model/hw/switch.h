@@ -49,16 +49,17 @@ typedef struct {
 
 /* A byte stream inside the switch: a collector buffer (NET), the DMA's read
  * of a host range (HOST), or a link between two flows (INTERNAL).  The
- * buffered bytes and the segments are kept in rings (collector.c). */
+ * buffered bytes, and the segments not yet known to be ready, are kept in
+ * rings (collector.c). */
 typedef struct {
     uint8_t *buf;      /* bytes [out, in): stream offset x at buf[x & (cap - 1)] */
     uint64_t cap;      /* a power of two, 0 until the first push */
     mf_seg_t *seg;     /* segment i at seg[i & (seg_cap - 1)] */
     uint64_t seg_cap;  /* a power of two, 0 until the first push */
-    uint64_t seg_head; /* first segment not entirely taken */
-    uint64_t seg_scan; /* first segment not yet known to be ready */
-    uint64_t seg_tail; /* one past the last segment pushed */
+    uint64_t seg_head, seg_tail; /* segments [head, tail) are not known ready */
     uint64_t ready_end; /* stream offset up to which bytes are known ready */
+    uint64_t last_ready; /* readiness of the last push */
+    uint8_t last_empty; /* the last push had no bytes */
     uint64_t len;      /* expected total bytes */
     uint64_t in, out;  /* bytes pushed / taken */
     uint64_t host_off; /* HOST: offset in the send buffer */

@@ -61,6 +61,8 @@ static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
     free(c->st);
     free(c->fl);
     free(c->sk);
+    free(c->sk_by_off);
+    free(c->sk_active);
     free(c->counts);
     free(c);
 }
@@ -80,6 +82,8 @@ static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     else if (mf_ccm_build(c, ct) < 0)
         mf_ccm_fail(c, "cannot build the %s schedule: %s", mf_opcode_name(c->req.hdr.opcode),
                     c->err[0] ? c->err : "out of memory");
+    else if (mf_flow_prepare(s, c) < 0)
+        mf_ccm_fail(c, "out of memory");
     if (!c->status)
         mf_collector_adopt_parked(s, e, c);
     mf_switch_wake(s, now + 1);
@@ -108,13 +112,7 @@ static int sink_complete(const mf_sink_t *k) { return k->len ? k->done == k->len
 /* Has the host's part (reads of its buffer, writes of its results) ended? */
 static int host_side_done(const mf_coll_t *c)
 {
-    for (int i = 0; i < c->nst; i++)
-        if (c->st[i].kind == MF_ST_HOST && c->st[i].issued != c->st[i].len)
-            return 0;
-    for (int i = 0; i < c->nsk; i++)
-        if (c->sk[i].kind == MF_SINK_HOST && !sink_complete(&c->sk[i]))
-            return 0;
-    return 1;
+    return c->reads_left == 0 && c->host_sinks_left == 0;
 }
 
 static int net_sinks_flushed(const mf_coll_t *c)

@@ -8,12 +8,104 @@
  * Each flow moves at most one datapath width (datapath_phits_per_cycle
  * phits) per cycle.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw/aglu.h"
 #include "hw/switch.h"
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* ---- the sinks a cycle looks at ------------------------------------------
+ * A flow with many sinks (a ring writes each chunk it forwards to another
+ * host range) only feeds one or two at a time.  A sink is activated when
+ * the flow's output comes within one datapath width of its range, and
+ * dropped once the output is past it; no other sink can overlap a cycle's
+ * output.  Active sinks are kept in build order, the order the cycle
+ * serves them in.  Zero-length sinks are never active (finish_empty_sinks
+ * handles them). */
+
+typedef struct {
+    uint64_t off;
+    int idx;
+} sink_ref_t;
+
+static int by_offset(const void *a, const void *b)
+{
+    const sink_ref_t *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->idx - y->idx; /* stable */
+}
+
+/* Each flow's sinks ordered by offset, into c->sk_by_off. */
+static int order_sinks(mf_coll_t *c)
+{
+    sink_ref_t *ref = malloc(((size_t)c->nsk + 1) * sizeof *ref);
+    if (!ref)
+        return -1;
+    for (int i = 0; i < c->nsk; i++)
+        ref[i] = (sink_ref_t){c->sk[i].off, i};
+    for (int i = 0; i < c->nfl; i++)
+        qsort(&ref[c->fl[i].sink0], (size_t)c->fl[i].nsink, sizeof *ref, by_offset);
+    for (int i = 0; i < c->nsk; i++)
+        c->sk_by_off[i] = ref[i].idx;
+    free(ref);
+    return 0;
+}
+
+/* Per-collective bookkeeping, once the schedule is built, so that a cycle
+ * need not look at every sink.  Returns -1 if out of memory. */
+int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
+{
+    c->sk_by_off = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_by_off);
+    c->sk_active = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_active);
+    if (!c->sk_by_off || !c->sk_active || order_sinks(c))
+        return -1;
+    for (int i = 0; i < c->nsk; i++) {
+        mf_sink_t *k = &c->sk[i];
+        mf_flow_t *f = &c->fl[k->flow];
+        if (k->kind == MF_SINK_NET) {
+            k->l2_queue = mf_l2_queue(s, k->dest);
+            f->net_sinks++;
+        }
+        f->empty_left += k->len == 0;
+        c->host_sinks_left += k->kind == MF_SINK_HOST;
+    }
+    return 0;
+}
+
+static void activate_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f)
+{
+    uint64_t horizon = f->pos + s->net->datapath_bytes;
+    int *act = &c->sk_active[f->sink0];
+    while (f->next_sink < f->nsink) {
+        int idx = c->sk_by_off[f->sink0 + f->next_sink];
+        if (c->sk[idx].off >= horizon)
+            break;
+        f->next_sink++;
+        if (c->sk[idx].len == 0)
+            continue;
+        int j = f->nactive++;
+        for (; j > 0 && act[j - 1] > idx; j--)
+            act[j] = act[j - 1];
+        act[j] = idx;
+    }
+}
+
+static void retire_sinks(mf_coll_t *c, mf_flow_t *f)
+{
+    int *act = &c->sk_active[f->sink0], m = 0;
+    for (int i = 0; i < f->nactive; i++)
+        if (c->sk[act[i]].off + c->sk[act[i]].len > f->pos)
+            act[m++] = act[i];
+    f->nactive = m;
+}
+
+static mf_sink_t *active_sink(mf_coll_t *c, const mf_flow_t *f, int i)
+{
+    return &c->sk[c->sk_active[f->sink0 + i]];
+}
 
 /* Bytes the inputs can supply this cycle. */
 static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
@@ -62,7 +154,7 @@ static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t n
         if (used >= win)
             return 0;
         uint64_t room = win - used;
-        if (!mf_l2_can_emit(s, k->dest)) /* L2 output queue full */
+        if (!mf_l2_can_emit(s, k->l2_queue)) /* L2 output queue full */
             room = k->pk ? s->net->pkt_bytes - k->pk->len : 0;
         return room;
     }
@@ -79,8 +171,8 @@ static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t n
 static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n,
                                uint64_t now)
 {
-    for (int i = 0; i < f->nsink && n; i++) {
-        mf_sink_t *k = &c->sk[f->sink0 + i];
+    for (int i = 0; i < f->nactive && n; i++) {
+        mf_sink_t *k = active_sink(c, f, i);
         uint64_t lo = k->off > f->pos ? k->off : f->pos;
         uint64_t hi = min_u64(k->off + k->len, f->pos + n);
         if (lo >= hi)
@@ -158,7 +250,7 @@ static int flush_starved(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t mo
                          uint64_t input_left, uint64_t now)
 {
     int pending = 0;
-    for (int i = 0; i < f->nsink; i++) {
+    for (int i = 0; i < f->nsink && f->net_sinks; i++) {
         mf_sink_t *k = &c->sk[f->sink0 + i];
         if (k->kind != MF_SINK_NET || !k->pk || !k->pk->len)
             continue;
@@ -219,8 +311,8 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
                     uint64_t now)
 {
     uint64_t ready = now + flow_latency(&s->net->p, f);
-    for (int i = 0; i < f->nsink; i++) {
-        mf_sink_t *k = &c->sk[f->sink0 + i];
+    for (int i = 0; i < f->nactive; i++) {
+        mf_sink_t *k = active_sink(c, f, i);
         uint64_t lo = k->off > f->pos ? k->off : f->pos;
         uint64_t hi = min_u64(k->off + k->len, f->pos + n);
         if (lo >= hi)
@@ -230,6 +322,7 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
         if (k->kind == MF_SINK_HOST) {
             mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, now, ready);
             k->done += m;
+            c->host_sinks_left -= k->done == k->len;
         } else if (k->kind == MF_SINK_NET) {
             sink_net(s, c, k, src, m, ready);
         } else {
@@ -274,7 +367,7 @@ static int empty_sink_due(mf_coll_t *c, mf_flow_t *f, const mf_sink_t *k)
 static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     uint64_t ready = now + flow_latency(&s->net->p, f);
-    for (int i = 0; i < f->nsink; i++) {
+    for (int i = 0; i < f->nsink && f->empty_left; i++) {
         mf_sink_t *k = &c->sk[f->sink0 + i];
         if (k->len != 0 || k->done || !empty_sink_due(c, f, k))
             continue;
@@ -286,8 +379,10 @@ static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
             mf_switch_wake(s, ready);
         } else {
             mf_dma_write(s->net, c->eng->dma, c, k->host_off, NULL, 0, now, ready);
+            c->host_sinks_left--;
         }
         k->done = 1; /* handled (len 0) */
+        f->empty_left--;
     }
 }
 
@@ -334,6 +429,7 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         return 1; /* every CGR unit is busy this cycle: try the next */
     uint64_t avail = min_u64(in_now, s->net->datapath_bytes);
     avail = min_u64(avail, f->len - f->pos);
+    activate_sinks(s, c, f);
     uint64_t n = limit_by_sinks(s, c, f, avail, now);
     if (n) {
         uint8_t buf[n];
@@ -343,6 +439,7 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
             mf_l2_serialise(s, c, f, buf, n);
         deliver(s, c, f, buf, n, now);
         f->pos += n;
+        retire_sinks(c, f);
     }
     finish_empty_sinks(s, c, f, now);
     int pending = flush_starved(s, c, f, n, in_now - n, now);

@@ -24,14 +24,24 @@ size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out,
     return got;
 }
 
-int mf_l2_can_emit(mf_switch_t *s, uint16_t dest)
+/* The output queue for packets to `dest`: the output port its route takes
+ * (MF_PORT_NONE if none), or MF_L2_LOOPBACK.  Routes are fixed, so a
+ * collective looks this up once per NET sink. */
+int mf_l2_queue(mf_switch_t *s, uint16_t dest)
 {
     int dsw = mf_rank_switch(s->net, dest);
     if (dsw == s->id)
-        return 1;
+        return MF_L2_LOOPBACK;
     int vc = 0;
     int port = mf_topo_route(s->net->topo, s->id, dsw, &vc);
-    return port >= 0 && s->out[port].coll_out.n < MF_COLL_OUT_DEPTH;
+    return port >= 0 ? port : MF_PORT_NONE;
+}
+
+int mf_l2_can_emit(mf_switch_t *s, int queue)
+{
+    if (queue == MF_L2_LOOPBACK)
+        return 1;
+    return queue >= 0 && s->out[queue].coll_out.n < MF_COLL_OUT_DEPTH;
 }
 
 void mf_l2_emit(mf_switch_t *s, mf_pkt_t *k, uint64_t now)

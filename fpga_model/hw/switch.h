@@ -84,6 +84,7 @@ typedef struct {
     uint64_t host_off;  /* HOST: offset in the receive buffer */
     int stream;         /* STREAM: index of the target stream */
     int flow;           /* flow whose output this sink takes */
+    int l2_queue;       /* NET: L2 output queue towards dest (mf_l2_queue) */
     mf_pkt_t *pk;       /* NET: packet being filled */
 } mf_sink_t;
 
@@ -95,6 +96,10 @@ typedef struct {
     int in[MF_FLOW_MAXIN];
     uint64_t len, pos; /* output bytes total / produced */
     int sink0, nsink;  /* sinks[sink0 .. sink0+nsink) */
+    int net_sinks;     /* how many of them are NET sinks */
+    int empty_left;    /* zero-length sinks that have not signalled yet */
+    int next_sink;     /* sinks by offset before this one have been activated */
+    int nactive;       /* active sinks (flow.c): sk_active[sink0 .. sink0+nactive) */
     uint64_t next_check; /* earliest cycle stepping it can do anything */
 } mf_flow_t;
 
@@ -112,10 +117,13 @@ typedef struct mf_coll {
     int nfl, capfl;
     mf_sink_t *sk;
     int nsk, capsk;
+    int *sk_by_off;     /* per flow (from its sink0), its sinks by offset */
+    int *sk_active;     /* per flow (from its sink0), its active sinks in order */
     int16_t tag_stream[32]; /* NET stream per tag, -1 none */
     int flows_left;
     int first_live;     /* flows before it are done */
     int reads_left;     /* HOST streams the DMA has not finished reading */
+    int host_sinks_left; /* HOST sinks not complete */
     uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;
     int status;
@@ -265,9 +273,12 @@ int mf_cgr_acquire(mf_switch_t *s, uint64_t now);
 size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
 /* l2_switch.c */
 size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
-int mf_l2_can_emit(mf_switch_t *s, uint16_t dest);
+#define MF_L2_LOOPBACK (-3) /* mf_l2_queue: the destination is on this switch */
+int mf_l2_queue(mf_switch_t *s, uint16_t dest);
+int mf_l2_can_emit(mf_switch_t *s, int queue);
 void mf_l2_emit(mf_switch_t *s, mf_pkt_t *k, uint64_t now);
 /* flow.c */
+int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c);
 int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 
 #endif

@@ -46,17 +46,26 @@ static int eject_free(mf_switch_t *s, const mf_pkt_t *k, uint64_t now)
     return s->eject_free_fx[s->net->eng[k->h.dest].slot] <= mf_fx(now);
 }
 
+/* Pop the head of input VC in_vc (port * vcs + vc). */
+mf_pkt_t *mf_l1_pop(mf_switch_t *s, unsigned in_vc, uint64_t now)
+{
+    mf_fifo_t *f = mf_l1_fifo(s, in_vc);
+    mf_pkt_t *k = mf_fifo_pop(f, now);
+    if (!f->q.n)
+        s->vc_held[in_vc / 64] &= ~(1ull << (in_vc % 64));
+    return k;
+}
+
 /* Eject VC heads and injected packets addressed to local engines. */
 void mf_l1_eject_ready(mf_switch_t *s, uint64_t now)
 {
-    unsigned nvc = s->net->p.vcs;
-    for (int p = 0; p < s->nports && s->eject_waiting; p++) {
-        for (unsigned v = 0; v < nvc; v++) {
-            mf_fifo_t *f = &s->in[p].vc[v];
-            mf_pkt_t *k = mf_fifo_head(f);
-            if (k && k->out_port < 0 && k->ready <= now && eject_free(s, k, now)) {
+    for (unsigned w = 0; w < MF_VC_WORDS && s->eject_waiting; w++) {
+        for (uint64_t m = s->vc_held[w]; m && s->eject_waiting; m &= m - 1) {
+            unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
+            mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(s, i));
+            if (k->out_port < 0 && k->ready <= now && eject_free(s, k, now)) {
                 s->eject_waiting--;
-                mf_l1_eject(s, mf_fifo_pop(f, now), now);
+                mf_l1_eject(s, mf_l1_pop(s, i, now), now);
             }
         }
     }
@@ -75,7 +84,9 @@ void mf_l1_receive(mf_switch_t *s, uint64_t now)
         if (in->next_head > now)
             continue;
         while ((k = mf_link_recv(in->link, now)) != NULL) {
+            unsigned i = (unsigned)p * s->net->p.vcs + k->in_vc;
             mf_fifo_push(&in->vc[k->in_vc], k, now);
+            s->vc_held[i / 64] |= 1ull << (i % 64);
             k->in_port = (int8_t)p;
             mf_route_compute(s, k);
             s->eject_waiting += k->out_port < 0;

@@ -6,11 +6,12 @@
  * cycle.  The Eject port has no arbiter (001 sec. 4.3): see l1_switch.c.
  *
  * Requesters are numbered: input port p, VC v -> p * nvc + v; then the L2
- * queue; then the converters.  One pass collects each output's requests as a
- * bit set, so arbitration costs one scan of the heads per cycle.  A port
- * counts as free if its serialiser frees up by the cycle after a packet
- * granted now has traversed the switch: the output FIFO behind the L1
- * switch (001 sec. 4.3) holds it meanwhile, so the link runs back to back.
+ * queue; then the converters.  One pass over the input VCs that hold packets
+ * (s->vc_held) collects each output's requests as a bit set, so arbitration
+ * costs one scan of the heads per cycle.  A port counts as free if its
+ * serialiser frees up by the cycle after a packet granted now has traversed
+ * the switch: the output FIFO behind the L1 switch (001 sec. 4.3) holds it
+ * meanwhile, so the link runs back to back.
  */
 #include "hw/switch.h"
 
@@ -25,7 +26,7 @@ static mf_pkt_t *candidate(mf_switch_t *s, int port, unsigned i, unsigned nvc)
 {
     unsigned nin = (unsigned)s->nports * nvc;
     if (i < nin)
-        return mf_fifo_head(&s->in[i / nvc].vc[i % nvc]);
+        return mf_fifo_head(mf_l1_fifo(s, i));
     if (i == nin)
         return s->out[port].coll_out.head;
     return s->eng[i - nin - 1]->tx.head;
@@ -35,7 +36,7 @@ static mf_pkt_t *take(mf_switch_t *s, int port, unsigned i, unsigned nvc, uint64
 {
     unsigned nin = (unsigned)s->nports * nvc;
     if (i < nin)
-        return mf_fifo_pop(&s->in[i / nvc].vc[i % nvc], now);
+        return mf_l1_pop(s, i, now);
     if (i == nin)
         return mf_pq_pop(&s->out[port].coll_out);
     return mf_pq_pop(&s->eng[i - nin - 1]->tx);
@@ -111,10 +112,13 @@ void mf_sw_alloc(mf_switch_t *s, uint64_t now)
     }
     requests_t r;
     uint32_t ports = 0; /* outputs with at least one request */
-    for (unsigned i = 0; i < nin; i++) {
-        mf_pkt_t *k = mf_fifo_head(&s->in[i / nvc].vc[i % nvc]);
-        if (k && k->out_port >= 0 && k->ready <= now)
-            request(&r, &ports, k->out_port, i);
+    for (unsigned w = 0; w < MF_VC_WORDS; w++) { /* input VCs holding packets */
+        for (uint64_t m = s->vc_held[w]; m; m &= m - 1) {
+            unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
+            mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(s, i));
+            if (k->out_port >= 0 && k->ready <= now)
+                request(&r, &ports, k->out_port, i);
+        }
     }
     for (int p = 0; p < s->nports; p++) {
         if (wants(s->out[p].coll_out.head, p, now))

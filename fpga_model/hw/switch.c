@@ -28,14 +28,12 @@ static void consume(mf_module_t *m, mf_sim_t *sim)
 /* Anything queued that may move in a later cycle? */
 static int has_queued(const mf_switch_t *s)
 {
-    unsigned nvc = s->net->p.vcs;
-    for (int p = 0; p < s->nports; p++) {
+    for (unsigned w = 0; w < MF_VC_WORDS; w++)
+        if (s->vc_held[w])
+            return 1;
+    for (int p = 0; p < s->nports; p++)
         if (s->out[p].coll_out.n)
             return 1;
-        for (unsigned v = 0; v < nvc; v++)
-            if (s->in[p].vc[v].q.n)
-                return 1;
-    }
     for (int i = 0; i < s->nengines; i++)
         if (s->eng[i]->tx.n)
             return 1;

@@ -32,6 +32,7 @@
 #define MF_MAX_NET_PORTS 32
 #define MF_FLOW_MAXIN 18 /* own data + one input per binomial child (16) + 1 */
 #define MF_COLL_OUT_DEPTH 4 /* packets an L2 output queue holds */
+#define MF_VC_WORDS (MF_MAX_NET_PORTS * MF_MAX_VCS / 64) /* input VC bit set */
 
 struct mf_net;
 struct mf_switch;
@@ -193,6 +194,9 @@ typedef struct mf_switch {
     int nactive_colls;
     uint64_t stream_bytes, stream_peak; /* collector buffering */
     unsigned eject_waiting; /* packets in input VCs addressed to local engines */
+    /* bit port * vcs + vc set while that input VC holds packets: the
+     * allocators look at those only (l1_switch.c keeps it) */
+    uint64_t vc_held[MF_VC_WORDS];
 } mf_switch_t;
 
 /* ---- the network ------------------------------------------------------- */
@@ -240,6 +244,12 @@ void mf_l1_traverse(mf_switch_t *s, int port, mf_pkt_t *k, uint64_t now);
 void mf_l1_eject(mf_switch_t *s, mf_pkt_t *k, uint64_t now);
 void mf_l1_receive(mf_switch_t *s, uint64_t now);
 void mf_l1_eject_ready(mf_switch_t *s, uint64_t now);
+mf_pkt_t *mf_l1_pop(mf_switch_t *s, unsigned in_vc, uint64_t now);
+/* Input VC in_vc = port * vcs + vc, the numbering of vc_held. */
+static inline mf_fifo_t *mf_l1_fifo(mf_switch_t *s, unsigned in_vc)
+{
+    return &s->in[in_vc / s->net->p.vcs].vc[in_vc % s->net->p.vcs];
+}
 /* dma.c */
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
 uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now);

@@ -143,6 +143,11 @@ uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, si
 
 uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
 {
+    if (st->seg_head == st->seg_tail)
+        return st->ready_end - st->out;
+    /* a DMA read's segment waits a PCIe latency to be due: long enough to
+     * fall out of cache, so fetch the next few early */
+    __builtin_prefetch(seg_at(st, st->seg_head + 4));
     while (st->seg_head != st->seg_tail && seg_at(st, st->seg_head)->ready <= now)
         st->ready_end = seg_at(st, st->seg_head++)->end;
     return st->ready_end - st->out;

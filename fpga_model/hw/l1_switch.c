@@ -15,6 +15,8 @@ void mf_l1_traverse(mf_switch_t *s, int port, mf_pkt_t *k, uint64_t now)
     mf_inport_t *in = &o->peer->in[o->peer_port];
     if (head < in->next_head)
         in->next_head = head;
+    if (head < o->peer->next_rx)
+        o->peer->next_rx = head;
     o->pkts++;
     mf_switch_wake(o->peer, head);
 }
@@ -76,23 +78,34 @@ void mf_l1_eject_ready(mf_switch_t *s, uint64_t now)
     }
 }
 
+/* Packets that have arrived on port p enter their VC FIFOs. */
+static void receive_port(mf_switch_t *s, int p, uint64_t now)
+{
+    mf_inport_t *in = &s->in[p];
+    mf_pkt_t *k;
+    while ((k = mf_link_recv(in->link, now)) != NULL) {
+        unsigned i = (unsigned)p * s->net->p.vcs + k->in_vc;
+        mf_fifo_push(&in->vc[k->in_vc], k, now);
+        s->vc_held[i / 64] |= 1ull << (i % 64);
+        k->in_port = (int8_t)p;
+        mf_route_compute(s, k);
+        s->eject_waiting += k->out_port < 0;
+        k->ready = now + 2 * s->net->stage; /* RC, VA; SA happens at ready */
+        mf_switch_wake(s, k->ready);
+    }
+    in->next_head = in->link->q.head ? in->link->q.head->ready : MF_NEVER;
+}
+
 void mf_l1_receive(mf_switch_t *s, uint64_t now)
 {
+    if (s->next_rx > now)
+        return; /* nothing arrives on any port yet */
+    uint64_t next = MF_NEVER;
     for (int p = 0; p < s->nports; p++) {
-        mf_inport_t *in = &s->in[p];
-        mf_pkt_t *k;
-        if (in->next_head > now)
-            continue;
-        while ((k = mf_link_recv(in->link, now)) != NULL) {
-            unsigned i = (unsigned)p * s->net->p.vcs + k->in_vc;
-            mf_fifo_push(&in->vc[k->in_vc], k, now);
-            s->vc_held[i / 64] |= 1ull << (i % 64);
-            k->in_port = (int8_t)p;
-            mf_route_compute(s, k);
-            s->eject_waiting += k->out_port < 0;
-            k->ready = now + 2 * s->net->stage; /* RC, VA; SA happens at ready */
-            mf_switch_wake(s, k->ready);
-        }
-        in->next_head = in->link->q.head ? in->link->q.head->ready : MF_NEVER;
+        if (s->in[p].next_head <= now)
+            receive_port(s, p, now);
+        if (s->in[p].next_head < next)
+            next = s->in[p].next_head;
     }
+    s->next_rx = next;
 }

@@ -41,7 +41,7 @@ int mf_l2_can_emit(mf_switch_t *s, int queue)
 {
     if (queue == MF_L2_LOOPBACK)
         return 1;
-    return queue >= 0 && s->out[queue].coll_out.n < MF_COLL_OUT_DEPTH;
+    return queue >= 0 && s->coll_out[queue].n < MF_COLL_OUT_DEPTH;
 }
 
 void mf_l2_emit(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
@@ -56,6 +56,7 @@ void mf_l2_emit(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
     k->in_port = MF_PORT_NONE;
     mf_route_compute(s, k);
     k->ready = now + n->stage; /* L2 traversal */
-    mf_pq_push(&s->out[k->out_port].coll_out, k);
+    mf_pq_push(&s->coll_out[k->out_port], k);
+    s->coll_out_held |= 1u << k->out_port;
     mf_switch_wake(s, k->ready);
 }

@@ -28,8 +28,16 @@ static mf_pkt_t *candidate(mf_switch_t *s, int port, unsigned i, unsigned nvc)
     if (i < nin)
         return mf_fifo_head(mf_l1_fifo(s, i));
     if (i == nin)
-        return s->out[port].coll_out.head;
+        return s->coll_out[port].head;
     return s->eng[i - nin - 1]->tx.head;
+}
+
+static mf_pkt_t *pop_coll_out(mf_switch_t *s, int port)
+{
+    mf_pkt_t *k = mf_pq_pop(&s->coll_out[port]);
+    if (!s->coll_out[port].n)
+        s->coll_out_held &= ~(1u << port);
+    return k;
 }
 
 static mf_pkt_t *take(mf_switch_t *s, int port, unsigned i, unsigned nvc, uint64_t now)
@@ -38,7 +46,7 @@ static mf_pkt_t *take(mf_switch_t *s, int port, unsigned i, unsigned nvc, uint64
     if (i < nin)
         return mf_l1_pop(s, i, now);
     if (i == nin)
-        return mf_pq_pop(&s->out[port].coll_out);
+        return pop_coll_out(s, port);
     return mf_pq_pop(&s->eng[i - nin - 1]->tx);
 }
 
@@ -120,8 +128,9 @@ void mf_sw_alloc(mf_switch_t *s, uint64_t now)
                 request(&r, &ports, k->out_port, i);
         }
     }
-    for (int p = 0; p < s->nports; p++) {
-        if (wants(s->out[p].coll_out.head, p, now))
+    for (uint32_t m = s->coll_out_held; m; m &= m - 1) {
+        int p = __builtin_ctz(m);
+        if (wants(s->coll_out[p].head, p, now))
             request(&r, &ports, p, nin);
     }
     for (int e = 0; e < s->nengines; e++) {

@@ -31,9 +31,8 @@ static int has_queued(const mf_switch_t *s)
     for (unsigned w = 0; w < MF_VC_WORDS; w++)
         if (s->vc_held[w])
             return 1;
-    for (int p = 0; p < s->nports; p++)
-        if (s->out[p].coll_out.n)
-            return 1;
+    if (s->coll_out_held)
+        return 1;
     for (int i = 0; i < s->nengines; i++)
         if (s->eng[i]->tx.n)
             return 1;
@@ -64,6 +63,7 @@ int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
     s->net = n;
     s->id = id;
     s->nports = t->max_ports;
+    s->next_rx = MF_NEVER;
     for (int p = 0; p < s->nports; p++) {
         s->in[p].next_head = MF_NEVER;
         for (unsigned v = 0; v < n->p.vcs; v++)
@@ -86,7 +86,7 @@ void mf_switch_fini(mf_switch_t *s)
         mf_pkt_t *k;
         while ((k = mf_pq_pop(&s->out[p].link.q)) != NULL)
             mf_pkt_free(&s->net->pool, k);
-        while ((k = mf_pq_pop(&s->out[p].coll_out)) != NULL)
+        while ((k = mf_pq_pop(&s->coll_out[p])) != NULL)
             mf_pkt_free(&s->net->pool, k);
     }
     free(s->eng);

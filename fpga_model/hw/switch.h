@@ -144,17 +144,18 @@ typedef struct mf_dma {
 } mf_dma_t;
 
 typedef struct mf_engine {
+    /* what every cycle looks at first, together at the start */
     struct mf_switch *sw;
     mf_dma_t *dma;
     int grank;
     int slot;                      /* host slot on the switch */
-    mf_ct_row_t ct[MF_MAX_CTX];    /* communicator table rows (ct.c) */
+    uint32_t running, waiting;     /* contexts with a current / a queued call */
+    mf_pq_t tx;                    /* unicast packets the converter injects */
     mf_coll_t *cur[MF_MAX_CTX];    /* collective running per context */
     uint32_t seq[MF_MAX_CTX];      /* collectives started per context */
     mf_coll_t *wait_head[MF_MAX_CTX], *wait_tail[MF_MAX_CTX]; /* posted, queued */
     mf_pq_t parked[MF_MAX_CTX];    /* packets that came before their collective */
-    uint32_t running, waiting;     /* contexts with a current / a queued call */
-    mf_pq_t tx;                    /* unicast packets the converter injects */
+    mf_ct_row_t ct[MF_MAX_CTX];    /* communicator table rows (ct.c) */
     uint64_t rx_pkts, rx_lat_sum, rx_lat_max, rx_phits;
 } mf_engine_t;
 
@@ -173,7 +174,6 @@ typedef struct {
     struct mf_switch *peer;
     int peer_port;
     uint32_t rr;          /* switch allocation round-robin pointer */
-    mf_pq_t coll_out;     /* L2 switch output queue for this port */
     uint64_t pkts;
 } mf_outport_t;
 
@@ -183,6 +183,11 @@ typedef struct mf_switch {
     int id;
     int nports;            /* network ports */
     int nengines;          /* ranks attached (host slots) */
+    /* looked at every cycle, kept apart from the bulky port structs: */
+    uint64_t next_rx;      /* earliest in[].next_head */
+    uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */
+    uint32_t coll_out_held; /* bit port: coll_out[port] holds packets */
+    mf_pq_t coll_out[MF_MAX_NET_PORTS]; /* L2 switch output queue per port */
     mf_inport_t in[MF_MAX_NET_PORTS];
     mf_outport_t out[MF_MAX_NET_PORTS];
     mf_engine_t **eng;     /* by host slot */
@@ -194,9 +199,6 @@ typedef struct mf_switch {
     int nactive_colls;
     uint64_t stream_bytes, stream_peak; /* collector buffering */
     unsigned eject_waiting; /* packets in input VCs addressed to local engines */
-    /* bit port * vcs + vc set while that input VC holds packets: the
-     * allocators look at those only (l1_switch.c keeps it) */
-    uint64_t vc_held[MF_VC_WORDS];
 } mf_switch_t;
 
 /* ---- the network ------------------------------------------------------- */

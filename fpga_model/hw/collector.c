@@ -8,6 +8,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "hw/switch.h"
 
@@ -46,8 +49,29 @@ void mf_stream_close(mf_stream_t *st, uint64_t visible)
  * long enough for the hardware prefetcher to lose track: ask for the bytes
  * a few takes ahead so that those takes find them in cache. */
 #define STREAM_PREFETCH_AHEAD 256
+/* A ring this large holds bytes that are read back long after they were
+ * written (a ring allgather's forwarded chunks): its whole cache lines are
+ * written past the cache so they do not evict what every cycle uses. */
+#define STREAM_UNCACHED_CAP (256u << 10)
+#define LINE 64
 
 static mf_seg_t *seg_at(const mf_stream_t *st, uint64_t i) { return &st->seg[i & (st->seg_cap - 1)]; }
+
+/* Copy n bytes (whole cache lines) to dst (line aligned) with non-temporal
+ * stores; 0 if this build cannot. */
+static int put_uncached(uint8_t *dst, const uint8_t *src, size_t n)
+{
+#ifdef __SSE2__
+    __m128i *d = (__m128i *)dst;
+    const __m128i *s = (const __m128i *)src;
+    for (size_t i = 0; i < n / sizeof *d; i++)
+        _mm_stream_si128(d + i, _mm_loadu_si128(s + i));
+    return 1;
+#else
+    (void)dst, (void)src, (void)n;
+    return 0;
+#endif
+}
 
 /* Copy n bytes from src into the ring buf of capacity cap at stream offset at. */
 static void ring_put(uint8_t *buf, uint64_t cap, uint64_t at, const uint8_t *src, size_t n)
@@ -55,6 +79,9 @@ static void ring_put(uint8_t *buf, uint64_t cap, uint64_t at, const uint8_t *src
     if (!n)
         return; /* buf may still be NULL */
     size_t pos = at & (cap - 1), first = n < cap - pos ? n : cap - pos;
+    if (cap >= STREAM_UNCACHED_CAP && pos % LINE == 0 && n % LINE == 0 && first == n &&
+        put_uncached(buf + pos, src, n))
+        return;
     memcpy(buf + pos, src, first);
     memcpy(buf, src + first, n - first);
 }
@@ -84,7 +111,7 @@ static int reserve_bytes(mf_stream_t *st, uint64_t more)
     if (held + more <= st->cap)
         return 0;
     uint64_t cap = grown(st->cap, STREAM_MIN_CAP, held + more);
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = aligned_alloc(LINE, cap); /* cap is a power of two >= LINE */
     if (!buf)
         return -1;
     if (held) { /* the bytes keep their offsets: move the old ring's two pieces */

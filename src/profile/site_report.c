@@ -182,7 +182,8 @@ out:
 /* One addr2line run per module (no addr2line: sites stay module+offset). */
 static void name_sites(merged_t *m, int nm)
 {
-    int *idx = malloc((size_t)(nm ? nm : 1) * sizeof *idx), *done = calloc((size_t)(nm ? nm : 1), sizeof *done);
+    size_t cap = (size_t)(nm ? nm : 1);
+    int *idx = malloc(cap * sizeof *idx), *done = calloc(cap, sizeof *done);
     for (int i = 0; idx && done && i < nm; i++) {
         if (done[i])
             continue;

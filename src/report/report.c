@@ -118,13 +118,14 @@ static double jnum(json_object *o, const char *key)
 static void print_instances(json_object *instances)
 {
     size_t n = json_object_array_length(instances);
-    fprintf(stderr, "mpifpga: %-44s %8s %10s %12s %12s %12s\n", "instance", "calls", "bytes/call",
-            "host us", "offload us", "baseline us");
+    /* per rank (the mean over the ranks that call there), unlike the sums above */
+    fprintf(stderr, "mpifpga: %-44s %10s %10s %12s %12s %12s\n", "instance (per rank)",
+            "calls/rank", "bytes/call", "host us", "offload us", "baseline us");
     for (size_t i = 0; i < n; i++) {
         json_object *o = json_object_array_get_idx(instances, i);
         char name[160];
         snprintf(name, sizeof name, "%s@%s", jstr(o, "collective"), jstr(o, "site"));
-        fprintf(stderr, "mpifpga: %-44s %8.0f %10.0f %12.3f %12.3f %12.3f\n", name,
+        fprintf(stderr, "mpifpga: %-44s %10.0f %10.0f %12.3f %12.3f %12.3f\n", name,
                 jnum(o, "calls"), jnum(o, "bytes_per_call"), jnum(o, "host_us"),
                 jnum(o, "offload_us"), jnum(o, "baseline_model_us"));
     }

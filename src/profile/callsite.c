@@ -23,7 +23,7 @@ typedef struct {
 
 /* Address -> instance index (or SKIP / UNNAMED), open addressing. */
 typedef struct {
-    uintptr_t key; /* return address ^ collective, 0 empty */
+    uintptr_t key; /* return address << 4 | collective (user addresses < 2^47), 0 empty */
     int val;
 } slot_t;
 
@@ -150,7 +150,8 @@ static int instance_new(void *ret, mf_coll_id_t id, MPI_Datatype type, MPI_Op op
 /* Instance of the call whose return address is `ret` (cached). */
 static int lookup(void *ret, mf_coll_id_t id, MPI_Datatype type, MPI_Op op, int size)
 {
-    uintptr_t key = (uintptr_t)ret ^ (uintptr_t)id;
+    _Static_assert(MF_C_COUNT <= 16, "the collective must fit the key's low 4 bits");
+    uintptr_t key = (uintptr_t)ret << 4 | (uintptr_t)id;
     if (!key || (2 * (used_slots + 1) > nslots && slots_grow()))
         return UNNAMED;
     slot_t *s = slot_find(key);

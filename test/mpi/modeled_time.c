@@ -11,7 +11,9 @@
  *     samples;
  *  2. an isolated MPI_Allreduce (after an MPI_Barrier) takes the model's
  *     latency: the last rank to enter sees L_US (median of 21, within
- *     25 % + 1.5 us: the host time of the wrapper's own set-up counts);
+ *     25 % + 1.5 us: the host time of the wrapper's own set-up counts;
+ *     on the CPU clock also 4 reads of it -- t0, the call's entry and exit,
+ *     t1 -- each a system call, measured here: ~0.5 us on this VM);
  *  3. skew: when rank 0 spends d = 300 us of host time before the
  *     MPI_Allreduce, the other ranks' modeled latency grows by about d
  *     (within 25 %): process skew is modeled, not assumed away;
@@ -47,6 +49,20 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* What one read of the host clock costs (us): the median of 101 reads. */
+static double clock_read_us(void)
+{
+    double t[101];
+    for (int i = 0; i < 101; i++) {
+        double a = PMPI_Wtime();
+        for (int k = 0; k < 100; k++)
+            host_clock();
+        t[i] = (PMPI_Wtime() - a) * 1e4; /* us per read */
+    }
+    qsort(t, 101, sizeof t[0], cmp_double);
+    return t[50];
 }
 
 /* Median over `reps` of one MPI_Allreduce's latency (us) on this rank,
@@ -107,10 +123,11 @@ int main(int argc, char **argv)
 
     double mine = allreduce_us(21, 0), least;
     PMPI_Allreduce(&mine, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    double slack = 1.5 + (cpu_clock ? 4 * clock_read_us() : 0);
     if (rank == 0)
-        printf("# isolated 8-byte MPI_Allreduce: %.3f us (last rank in), model %.3f us\n", least,
-               L);
-    mpi_tap_ok(least >= 0.75 * L - 0.5 && least <= 1.25 * L + 1.5,
+        printf("# isolated 8-byte MPI_Allreduce: %.3f us (last rank in), model %.3f us, "
+               "allowed %.3f..%.3f us\n", least, L, 0.75 * L - 0.5, 1.25 * L + slack);
+    mpi_tap_ok(least >= 0.75 * L - 0.5 && least <= 1.25 * L + slack,
           "an isolated MPI_Allreduce takes the model's latency");
 
     const double d = 300;

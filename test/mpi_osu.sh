@@ -2,9 +2,11 @@
 # mpifpga-osu (bench/osu): the OSU-style collective latency benchmark runs
 # every collective at -n 2 and -n 3 with validation (csv: every collective,
 # sizes 4..4096 doubling, every row "pass", 0 < min <= avg <= max), its json
-# parses, -T double works, a bad option exits 2 naming the option, and under
-# the library the report counts only the measured calls (the benchmark's own
-# barriers and timing reductions are PMPI_).  TAP output.
+# parses, -T double works, 64K..1M calls validate with the shared payload
+# buffer and with part of them in messages, a bad option exits 2 naming
+# the option, and under the library the report counts only the measured
+# calls (the benchmark's own barriers and timing reductions are PMPI_).
+# TAP output.
 . "$(dirname "$0")/mpi/common.sh"
 
 OSU=${top_builddir:-.}/mpifpga-osu
@@ -114,6 +116,16 @@ for T in char int float double; do
     else
         ok 1 "-T $T: every collective and size passes validation (the run failed)"
     fi
+done
+
+# Payloads past the shared buffer's first 1 MiB (it grows), and with a
+# limit that sends the larger calls' payloads in messages instead: every
+# result still validates.
+for cap in 1G 512K; do
+    withenv "MPIFPGA_SHM_PAYLOAD=$cap" osu_ok "-c all 64K..1M validated at -n 3, \
+MPIFPGA_SHM_PAYLOAD=$cap" "$tmp/big$cap" 3 -c all -m 64K:1M -i 2 -x 1 -c --format csv &&
+        awk -F, 'NR > 1 && $7 != "pass" { bad = 1 } END { exit bad || NR < 30 }' "$tmp/big$cap"
+    ok $? "MPIFPGA_SHM_PAYLOAD=$cap: every collective, 64K..1M, passes validation"
 done
 
 if [ -x "$OSU" ]; then

@@ -52,6 +52,11 @@ static int un_result(const uint8_t *in, size_t n)
     mf_em_result_t b;
     return mf_em_unpack_result(in, n, &b);
 }
+static int un_shmbuf(const uint8_t *in, size_t n)
+{
+    mf_em_shmbuf_t b;
+    return mf_em_unpack_shmbuf(in, n, &b);
+}
 static int un_data(const uint8_t *in, size_t n)
 {
     const uint8_t *d;
@@ -241,6 +246,27 @@ static void test_result(void)
     ok(mf_em_unpack_result(buf, n, &g) == -1, "result: wrong type byte rejected");
 }
 
+static void test_shmbuf(void)
+{
+    mf_em_hdr_t h = {.type = MF_EM_SHMBUF, .grank = 3};
+    mf_em_shmbuf_t b = {.status = -1, .fd = 0x11223344u, .size = 0x0102030405060708ull,
+                        .text = "cannot open /proc/1/fd/7"}, g;
+    size_t n = mf_em_pack_shmbuf(&h, &b, buf, sizeof buf);
+    ok(n == 272, "shmbuf: 272 bytes (%zu)", n);
+    ok(buf[0] == 9 && buf[20] == 0x44 && buf[23] == 0x11 && buf[24] == 0x08 && buf[31] == 0x01,
+       "shmbuf: type 9, fd at offset 20, size at 24, little-endian");
+    ok(mf_em_unpack_shmbuf(buf, n, &g) == 0 && g.status == -1 && g.fd == b.fd &&
+           g.size == b.size && !strcmp(g.text, b.text),
+       "shmbuf: round trip");
+    ok(truncations_rejected(n, un_shmbuf), "shmbuf: truncated rejected");
+    ok(mf_em_pack_shmbuf(&h, &b, buf, n - 1) == 0, "shmbuf: pack refuses a short buffer");
+    buf[0] = MF_EM_RESULT;
+    ok(mf_em_unpack_shmbuf(buf, n, &g) == -1, "shmbuf: wrong type byte rejected");
+    ok(mf_em_shmbuf_recv_off(0) == 0 && mf_em_shmbuf_recv_off(1) == 64 &&
+           mf_em_shmbuf_recv_off(64) == 64 && mf_em_shmbuf_recv_off(65) == 128,
+       "shmbuf: the result starts after the send bytes, 64-byte aligned");
+}
+
 static void test_data(void)
 {
     static uint8_t src[MF_EM_DATA_MAX + 1];
@@ -280,6 +306,7 @@ int main(void)
     test_ct();
     test_coll();
     test_result();
+    test_shmbuf();
     test_data();
     test_names();
     return tap_done();

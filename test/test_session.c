@@ -4,10 +4,12 @@
  * correct data on every member, a fallback vote, mismatched arguments
  * (the model is not run), a gather of 1 MiB blocks across DATA chunks,
  * a call on a freed CT row, DATA beyond the announced size, the modeled
- * baseline time (COLL flag MF_EM_F_BASELINE), BYE.
+ * baseline time (COLL flag MF_EM_F_BASELINE), payloads through shared
+ * payload buffers (SHMBUF, COLL flag MF_EM_F_SHMBUF), BYE.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "baseline/baseline.h"
 #include "mpifpga/ct.h"
@@ -15,6 +17,7 @@
 #include "server/session.h"
 #include "tap.h"
 #include "test_net.h"
+#include "transport/shmbuf.h"
 
 /* Every message the session sent, in order. */
 typedef struct {
@@ -57,7 +60,7 @@ static void forget_sent(void)
 static int hello(mf_session_t *s, int g, uint32_t nranks, int node, int port)
 {
     mf_em_hdr_t h = {.type = MF_EM_HELLO, .grank = (uint32_t)g};
-    mf_em_hello_t b = {.version = MF_EM_VERSION, .nranks = nranks, .pid = 1000u + (unsigned)g,
+    mf_em_hello_t b = {.version = MF_EM_VERSION, .nranks = nranks, .pid = (uint32_t)getpid(),
                        .fwd = {.rank = (uint16_t)g, .node = (uint16_t)node, .port = (uint8_t)port},
                        .addrlen = 4, .addr = {'r', 'k', (uint8_t)('0' + g), 0}};
     size_t n = mf_em_pack_hello(&h, &b, buf, sizeof buf);
@@ -126,6 +129,19 @@ static int data(mf_session_t *s, int g, uint32_t seq, const uint8_t *src, uint64
         rc |= mf_session_handle(s, buf, m);
     }
     return rc;
+}
+
+/* SHMBUF from rank g naming descriptor fd of `size` bytes; the answer. */
+static int shmbuf(mf_session_t *s, int g, int fd, uint64_t size, mf_em_shmbuf_t *reply)
+{
+    mf_em_hdr_t h = {.type = MF_EM_SHMBUF, .grank = (uint32_t)g};
+    mf_em_shmbuf_t b = {.fd = (uint32_t)fd, .size = size};
+    forget_sent();
+    size_t n = mf_em_pack_shmbuf(&h, &b, buf, sizeof buf);
+    mf_session_handle(s, buf, n);
+    if (nsent != 1 || sent[0].grank != g)
+        return diag("%zu answers to SHMBUF", nsent), -1;
+    return mf_em_unpack_shmbuf(sent[0].msg, sent[0].len, reply);
 }
 
 static int bye(mf_session_t *s, int g)
@@ -415,6 +431,110 @@ static void test_baseline(mf_session_t *s, const mf_params_t *p)
     ok(good, "baseline: without the flag baseline_cycles is 0");
 }
 
+/* No DATA message in what the session sent. */
+static int no_data_sent(void)
+{
+    for (size_t i = 0; i < nsent; i++)
+        if (sent[i].msg[0] == MF_EM_DATA)
+            return 0;
+    return 1;
+}
+
+static void shm_gather(mf_session_t *s, mf_shmbuf_t *b)
+{
+    const uint32_t blk = 100000;
+    call_t c = {.opc = MF_OPC_GATHER, .dtype = MF_DT_UINT8, .root = 2, .size = blk,
+                .flags = MF_EM_F_SHMBUF};
+    mf_em_result_t r;
+    uint64_t got, off = mf_em_shmbuf_recv_off(blk);
+    forget_sent();
+    for (int g = 0; g < 3; g++) {
+        for (uint32_t i = 0; i < blk; i++)
+            b[g].base[i] = (uint8_t)(i * 31 + g * 7);
+        coll(s, &c, g, 20, 3, g, 0, blk, g == 2 ? 3 * (uint64_t)blk : 0);
+    }
+    int good = result_of(2, 20, &r, NULL, 0, &got) == 0 && r.status == 0 &&
+               r.recv_bytes == 3 * (uint64_t)blk && got == 0 && no_data_sent();
+    for (int g = 0; good && g < 3; g++)
+        for (uint32_t i = 0; good && i < blk; i++)
+            good = b[2].base[off + (uint64_t)g * blk + i] == (uint8_t)(i * 31 + g * 7);
+    ok(good, "shmbuf: a gather of 3 x 100000 bytes lands in the root's buffer after its "
+       "send bytes, no DATA sent (%s)", r.text);
+}
+
+static void shm_allreduce(mf_session_t *s, mf_shmbuf_t *b)
+{
+    call_t c = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32, .size = 40,
+                .flags = MF_EM_F_SHMBUF};
+    mf_em_result_t r;
+    uint64_t got;
+    int good = 1;
+    forget_sent();
+    for (int g = 0; g < 3; g++) {
+        int32_t *in = (int32_t *)b[g].base;
+        for (int k = 0; k < 10; k++)
+            in[k] = g * 1000 - k;
+        coll(s, &c, g, 21, 3, g, 0, 40, 40);
+    }
+    for (int g = 0; g < 3; g++) {
+        const int32_t *out = (const int32_t *)(b[g].base + mf_em_shmbuf_recv_off(40));
+        good &= result_of(g, 21, &r, NULL, 0, &got) == 0 && r.status == 0 &&
+                r.recv_bytes == 40 && got == 0;
+        for (int k = 0; k < 10; k++)
+            good &= out[k] == 3000 - 3 * k;
+    }
+    ok(good && no_data_sent(), "shmbuf: an allreduce's sums in every member's buffer");
+}
+
+static void test_shmbuf(mf_session_t *s)
+{
+    mf_shmbuf_t b[3];
+    mf_em_shmbuf_t reply;
+    char err[200];
+    int made = 1, mapped = 1;
+    for (int g = 0; g < 3; g++)
+        made &= mf_shmbuf_create(&b[g], 1u << 20, err, sizeof err) == 0;
+    if (!ok(made, "shmbuf: three 1 MiB buffers created (%s)", made ? "" : err))
+        return;
+    for (int g = 0; g < 3; g++)
+        mapped &= shmbuf(s, g, b[g].fd, b[g].size, &reply) == 0 && reply.status == 0;
+    ok(mapped, "shmbuf: the engine maps each rank's buffer (%s)", reply.text);
+    shm_gather(s, b);
+    shm_allreduce(s, b);
+
+    call_t c = {.opc = MF_OPC_ALLGATHER, .dtype = MF_DT_UINT8, .size = 400000,
+                .flags = MF_EM_F_SHMBUF};
+    mf_em_result_t r;
+    uint64_t got;
+    forget_sent();
+    for (int g = 0; g < 3; g++)
+        coll(s, &c, g, 22, 3, g, 0, 400000, 1200000);
+    ok(result_of(0, 22, &r, NULL, 0, &got) == 0 && r.status == -1 &&
+           strstr(r.text, "do not fit") && strstr(r.text, "1048576-byte"),
+       "shmbuf: a call larger than the buffer fails, naming the sizes (%s)", r.text);
+
+    ok(shmbuf(s, 0, 9999, 4096, &reply) == 0 && reply.status == -1 &&
+           strstr(reply.text, "/fd/9999"),
+       "shmbuf: a descriptor the engine cannot open is refused, naming it (%s)", reply.text);
+    ok(shmbuf(s, 1, b[1].fd, 1u << 30, &reply) == 0 && reply.status == -1,
+       "shmbuf: a buffer smaller than announced is refused (%s)", reply.text);
+    ok(shmbuf(s, 2, -1, 0, &reply) == 0 && reply.status == 0,
+       "shmbuf: size 0 drops the buffer");
+    call_t a = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32, .size = 4};
+    forget_sent();
+    coll(s, &a, 0, 23, 3, 0, 0, 4, 4);
+    data(s, 0, 23, (const uint8_t *)"\1\0\0\0", 4);
+    coll(s, &a, 1, 23, 3, 1, 0, 4, 4);
+    data(s, 1, 23, (const uint8_t *)"\2\0\0\0", 4);
+    a.flags = MF_EM_F_SHMBUF;
+    coll(s, &a, 2, 23, 3, 2, 0, 4, 4);
+    ok(result_of(2, 23, &r, NULL, 0, &got) == 0 && r.status == -1 &&
+           strstr(r.text, "0-byte payload buffer"),
+       "shmbuf: a shared-buffer call from a rank without one fails (%s)", r.text);
+    for (int g = 0; g < 3; g++)
+        mf_shmbuf_release(&b[g]);
+}
+
 static void test_bye(mf_session_t *s)
 {
     bye(s, 0);
@@ -449,6 +569,7 @@ int main(void)
         test_bad_data(s);
         test_ct_free(s, net);
         test_baseline(s, &p);
+        test_shmbuf(s);
         test_bye(s);
     }
     forget_sent();

@@ -12,6 +12,7 @@
 #include "params/params.h"
 #include "server/baseline_calls.h"
 #include "sim/engine.h" /* MF_NEVER */
+#include "transport/shmbuf.h"
 
 #define LOG_PREFIX "mpifpga-switchd: "
 
@@ -26,6 +27,8 @@ typedef struct record record_t;
 
 typedef struct {
     int bye;
+    uint32_t pid;             /* from HELLO: reaches the rank's payload buffer */
+    mf_shmbuf_t shm;          /* the rank's payload buffer (SHMBUF), or none */
     uint16_t addrlen;
     uint8_t addr[MF_EM_ADDR_MAX];
     ct_row_t ct[MF_MAX_CTX];
@@ -39,6 +42,7 @@ struct member {
     int grank;
     uint32_t seq;
     int want_baseline; /* COLL flag MF_EM_F_BASELINE */
+    int in_shm;        /* COLL flag MF_EM_F_SHMBUF: send / recv point into it */
     mf_em_coll_t c;   /* c.counts -> counts below */
     uint32_t *counts;
     uint8_t *send;    /* send_bytes of DATA, collected */
@@ -204,8 +208,10 @@ oom:
 static void member_release(member_t *m)
 {
     free(m->counts);
-    free(m->send);
-    free(m->recv);
+    if (!m->in_shm) {
+        free(m->send);
+        free(m->recv);
+    }
     m->counts = NULL;
     m->send = m->recv = NULL;
 }
@@ -245,6 +251,7 @@ void mf_session_destroy(mf_session_t *s)
             continue;
         for (int c = 0; c < MF_MAX_CTX; c++)
             free(s->ranks[g]->ct_err[c]);
+        mf_shmbuf_release(&s->ranks[g]->shm);
         free(s->ranks[g]);
     }
     free(s->ranks);
@@ -331,11 +338,14 @@ static int accept_rank(mf_session_t *s, int g, const mf_em_hello_t *b, char *why
         r = calloc(1, sizeof *r);
         if (!r)
             return textf(why, len, "engine out of memory"), -1;
+        r->shm = MF_SHMBUF_NONE;
         s->ranks[g] = r;
     } else if (!r->bye) {
         logmsg("rank %d said HELLO again: taking its new address", g);
     }
     r->bye = 0;
+    r->pid = b->pid;
+    mf_shmbuf_release(&r->shm); /* a new process has new descriptors */
     r->addrlen = b->addrlen;
     memcpy(r->addr, b->addr, b->addrlen);
     return 0;
@@ -369,7 +379,8 @@ static int on_hello(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, s
 static rank_t *live_rank(mf_session_t *s, const mf_em_hdr_t *h)
 {
     static const char *const names[MF_EM_TYPE_COUNT] = {
-        "?", "HELLO", "WELCOME", "CT_CONFIG", "CT_FREE", "COLL", "DATA", "RESULT", "BYE"};
+        "?", "HELLO", "WELCOME", "CT_CONFIG", "CT_FREE", "COLL", "DATA", "RESULT", "BYE",
+        "SHMBUF"};
     if (h->grank < (uint32_t)s->nranks && s->ranks[h->grank])
         return s->ranks[h->grank];
     logmsg("%s from rank %u, which has not been accepted by a HELLO: ignored", names[h->type],
@@ -434,6 +445,7 @@ static int on_bye(mf_session_t *s, const mf_em_hdr_t *h)
     if (r->calls)
         logmsg("rank %u said BYE with a collective call outstanding", h->grank);
     r->bye = 1;
+    mf_shmbuf_release(&r->shm);
     if (s->verbose)
         logmsg("rank %u finished", h->grank);
     return 0;
@@ -690,7 +702,8 @@ static int post_one(mf_session_t *s, member_t *m, uint64_t at, char *err, size_t
 {
     /* Never NULL buffers: with a NULL base the model skips the payload
      * silently, with a real one it checks the lengths. */
-    m->recv = malloc(m->c.recv_bytes ? (size_t)m->c.recv_bytes : 1);
+    if (!m->in_shm)
+        m->recv = malloc(m->c.recv_bytes ? (size_t)m->c.recv_bytes : 1);
     if (!m->recv)
         return textf(err, len, "engine cannot allocate the %llu-byte receive buffer",
                         (unsigned long long)m->c.recv_bytes), -1;
@@ -792,7 +805,7 @@ static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
         } else {
             r.recv_bytes = m->c.recv_bytes;
             r.baseline_cycles = bl ? bl[i] : 0;
-            if (send_data(s, m->grank, m->seq, m->recv, m->c.recv_bytes))
+            if (!m->in_shm && send_data(s, m->grank, m->seq, m->recv, m->c.recv_bytes))
                 rc = -1;
         }
         if (send_result(s, m->grank, m->seq, &r))
@@ -888,10 +901,30 @@ static record_t *record_get(mf_session_t *s, const mf_em_coll_t *c)
     return r;
 }
 
-/* Take the call into slot m; its buffers; m->err if they cannot be had. */
-static void member_fill(member_t *m, record_t *rec, int g, uint32_t seq, const mf_em_coll_t *c)
+/* The call's payload is in rank r's buffer: send and recv point into it. */
+static void member_in_shm(member_t *m, const rank_t *r)
 {
-    *m = (member_t){.present = 1, .grank = g, .seq = seq, .c = *c, .rec = rec};
+    uint64_t off = mf_em_shmbuf_recv_off(m->c.send_bytes);
+    m->in_shm = 1;
+    if (!r->shm.base || off < m->c.send_bytes || off + m->c.recv_bytes < off ||
+        off + m->c.recv_bytes > r->shm.size) {
+        textf(m->err, sizeof m->err,
+                 "the call's %llu + %llu payload bytes do not fit the rank's %llu-byte "
+                 "payload buffer (SHMBUF)",
+                 (unsigned long long)m->c.send_bytes, (unsigned long long)m->c.recv_bytes,
+                 (unsigned long long)r->shm.size);
+        return;
+    }
+    m->send = r->shm.base;
+    m->recv = r->shm.base + off;
+}
+
+/* Take the call into slot m; its buffers; m->err if they cannot be had. */
+static void member_fill(member_t *m, record_t *rec, const rank_t *r, int g,
+                        const mf_em_hdr_t *h, const mf_em_coll_t *c)
+{
+    *m = (member_t){.present = 1, .grank = g, .seq = h->seq, .c = *c, .rec = rec,
+                    .want_baseline = (h->flags & MF_EM_F_BASELINE) != 0};
     m->c.counts = NULL;
     if (c->vote != MF_FB_NONE)
         return; /* no DATA follows a vote */
@@ -902,6 +935,8 @@ static void member_fill(member_t *m, record_t *rec, int g, uint32_t seq, const m
         memcpy(m->counts, c->counts, c->ncounts * sizeof *m->counts);
         m->c.counts = m->counts;
     }
+    if (h->flags & MF_EM_F_SHMBUF)
+        return member_in_shm(m, r);
     if (c->send_bytes > SIZE_MAX / 2)
         goto oom;
     m->send = malloc(c->send_bytes ? (size_t)c->send_bytes : 1);
@@ -946,11 +981,10 @@ static int on_coll(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, si
                  mpi_name(c.hdr.opcode), c.comm_rank, c.hdr.ctx, m->grank, m->seq);
         return send_error(s, g, h->seq, text), -1;
     }
-    member_fill(m, rec, g, h->seq, &c);
-    m->want_baseline = (h->flags & MF_EM_F_BASELINE) != 0;
+    member_fill(m, rec, r, g, h, &c);
     m->rank_next = r->calls;
     r->calls = m;
-    if (m->err[0] || c.vote != MF_FB_NONE || c.send_bytes == 0)
+    if (m->err[0] || c.vote != MF_FB_NONE || c.send_bytes == 0 || m->in_shm)
         return member_arrive(s, m);
     return 0;
 }
@@ -994,6 +1028,36 @@ static int on_data(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, si
     return 0;
 }
 
+/* ---- SHMBUF ------------------------------------------------------------- */
+
+/* Map the rank's new payload buffer (replacing its old one) and say whether
+ * that worked; a rank whose buffer cannot be mapped sends DATA instead. */
+static int on_shmbuf(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, size_t len)
+{
+    rank_t *r = live_rank(s, h);
+    mf_em_shmbuf_t b, reply = {0};
+    char err[MF_EM_TEXT_MAX];
+    if (!r)
+        return -1;
+    if (mf_em_unpack_shmbuf(msg, len, &b)) {
+        logmsg("malformed SHMBUF from rank %u (%zu bytes): ignored", h->grank, len);
+        return -1;
+    }
+    if (r->calls)
+        logmsg("rank %u replaced its payload buffer with a call outstanding", h->grank);
+    mf_shmbuf_release(&r->shm);
+    reply.size = b.size;
+    if (b.size && mf_shmbuf_attach(&r->shm, (int)r->pid, (int)b.fd, b.size, err, sizeof err)) {
+        reply.status = -1;
+        textf(reply.text, sizeof reply.text, "%s", err);
+        if (s->verbose)
+            logmsg("rank %u: %s; its payloads go in DATA messages", h->grank, err);
+    }
+    mf_em_hdr_t o = {.type = MF_EM_SHMBUF, .grank = h->grank};
+    return emit(s, (int)h->grank, mf_em_pack_shmbuf(&o, &reply, s->buf, sizeof s->buf),
+                "SHMBUF");
+}
+
 /* ---- dispatch ----------------------------------------------------------- */
 
 int mf_session_handle(mf_session_t *s, const uint8_t *msg, size_t len)
@@ -1010,6 +1074,7 @@ int mf_session_handle(mf_session_t *s, const uint8_t *msg, size_t len)
     case MF_EM_COLL: return on_coll(s, &h, msg, len);
     case MF_EM_DATA: return on_data(s, &h, msg, len);
     case MF_EM_BYE: return on_bye(s, &h);
+    case MF_EM_SHMBUF: return on_shmbuf(s, &h, msg, len);
     default:
         logmsg("rank %u sent a %s message, which only the engine sends: ignored", h.grank,
                h.type == MF_EM_WELCOME ? "WELCOME" : "RESULT");

@@ -19,7 +19,7 @@
 
 #include "mpifpga/wire.h"
 
-#define MF_EM_VERSION 2 /* 2: RESULT carries baseline_cycles */
+#define MF_EM_VERSION 3 /* 2: RESULT carries baseline_cycles; 3: SHMBUF */
 #define MF_EM_MAX 65536u   /* bytes per transport message, header included */
 #define MF_EM_HDR_BYTES 16
 #define MF_EM_DATA_MAX (MF_EM_MAX - MF_EM_HDR_BYTES)
@@ -30,6 +30,11 @@
  * time MPICH's own algorithm takes on the same modeled fabric) and return
  * it in the RESULT's baseline_cycles. */
 #define MF_EM_F_BASELINE 0x01u
+/* mf_em_hdr_t.flags of a COLL: the payload is in the rank's shared payload
+ * buffer (SHMBUF), not in DATA messages: the send bytes at offset 0, the
+ * result written at mf_em_shmbuf_recv_off(send_bytes).  No DATA follows
+ * the COLL or precedes the RESULT. */
+#define MF_EM_F_SHMBUF 0x02u
 
 typedef enum {
     MF_EM_HELLO = 1,  /* rank -> engine: version, nranks, fwd entry, address */
@@ -40,6 +45,7 @@ typedef enum {
     MF_EM_DATA,       /* either way: a chunk of a call's payload */
     MF_EM_RESULT,     /* engine -> rank: the call completed / falls back / failed */
     MF_EM_BYE,        /* rank -> engine: this rank finalizes */
+    MF_EM_SHMBUF,     /* rank -> engine: map my payload buffer; engine -> rank: done? */
     MF_EM_TYPE_COUNT
 } mf_em_type_t;
 
@@ -64,7 +70,7 @@ const char *mf_fb_name(mf_fb_reason_t r); /* "datatype", "ct_full", ... */
 /* Common header (16 bytes). */
 typedef struct {
     uint8_t type;   /* mf_em_type_t */
-    uint8_t flags;  /* COLL: MF_EM_F_BASELINE; else reserved, 0 */
+    uint8_t flags;  /* COLL: MF_EM_F_BASELINE, MF_EM_F_SHMBUF; else reserved, 0 */
     uint16_t pad;
     uint32_t grank; /* global rank of the sender (rank -> engine) or addressee */
     uint32_t seq;   /* the rank's call number (COLL / DATA / RESULT) */
@@ -110,7 +116,7 @@ typedef struct {
 typedef struct {
     int32_t status;      /* 0 done, 1 fall back to MPI (all members), -1 error */
     uint8_t reason;      /* status 1: mf_fb_reason_t of the member that voted */
-    uint64_t recv_bytes; /* result bytes that follow in DATA */
+    uint64_t recv_bytes; /* result bytes that follow in DATA (or are in the SHMBUF) */
     uint64_t net_cycles; /* modeled: last member's completion - entry */
     uint64_t rank_cycles;/* modeled: this rank's completion - its entry (with entry_ns:
                             members enter at cycles as far apart as their entry times) */
@@ -121,6 +127,24 @@ typedef struct {
                                  asked for (MF_EM_F_BASELINE) or not available */
 } mf_em_result_t;
 
+/* SHMBUF, either way.  Rank -> engine: the rank's shared payload buffer is
+ * its open file descriptor fd (a memfd), `size` bytes, reached by the
+ * engine as /proc/<HELLO pid>/fd/<fd>; it replaces the previous one (size
+ * 0: none).  Engine -> rank: status 0 mapped, else text says why not. */
+typedef struct {
+    int32_t status;
+    uint32_t fd;
+    uint64_t size;
+    char text[MF_EM_TEXT_MAX];
+} mf_em_shmbuf_t;
+
+/* Where a call's result starts in the payload buffer: after the send
+ * bytes, 64-byte aligned.  The buffer must hold that plus recv_bytes. */
+static inline uint64_t mf_em_shmbuf_recv_off(uint64_t send_bytes)
+{
+    return (send_bytes + 63) & ~(uint64_t)63;
+}
+
 /* Packing: each returns bytes written (header included) or 0 if `cap` is
  * too small.  out must hold MF_EM_MAX bytes for the bounded messages. */
 size_t mf_em_pack_hdr(const mf_em_hdr_t *h, uint8_t *out);
@@ -130,6 +154,8 @@ size_t mf_em_pack_welcome(const mf_em_hdr_t *h, const mf_em_welcome_t *b, uint8_
 size_t mf_em_pack_ct(const mf_em_hdr_t *h, const mf_em_ct_t *b, uint8_t *out, size_t cap);
 size_t mf_em_pack_coll(const mf_em_hdr_t *h, const mf_em_coll_t *b, uint8_t *out, size_t cap);
 size_t mf_em_pack_result(const mf_em_hdr_t *h, const mf_em_result_t *b, uint8_t *out,
+                         size_t cap);
+size_t mf_em_pack_shmbuf(const mf_em_hdr_t *h, const mf_em_shmbuf_t *b, uint8_t *out,
                          size_t cap);
 /* DATA: header + len payload bytes copied from src. */
 size_t mf_em_pack_data(const mf_em_hdr_t *h, const void *src, size_t len, uint8_t *out,
@@ -143,6 +169,7 @@ int mf_em_unpack_welcome(const uint8_t *in, size_t len, mf_em_welcome_t *b);
 int mf_em_unpack_ct(const uint8_t *in, size_t len, mf_em_ct_t *b, int with_entry);
 int mf_em_unpack_coll(const uint8_t *in, size_t len, mf_em_coll_t *b);
 int mf_em_unpack_result(const uint8_t *in, size_t len, mf_em_result_t *b);
+int mf_em_unpack_shmbuf(const uint8_t *in, size_t len, mf_em_shmbuf_t *b);
 /* DATA payload: *data / *n point into `in` after the header. */
 int mf_em_unpack_data(const uint8_t *in, size_t len, const uint8_t **data, size_t *n);
 

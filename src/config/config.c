@@ -196,6 +196,7 @@ static const var_t vars[] = {
     {"MPIFPGA_CT_SLOTS", "32", F(ct_slots), parse_slots, "communicator-table rows per rank (0..32, 001 sec. 3.2)"},
     {"MPIFPGA_CONNECT_TIMEOUT", "10", F(connect_timeout), parse_timeout, "seconds to wait for the engine at MPI_Init"},
     {"MPIFPGA_PROVIDER", "auto", F(provider), parse_str, "libfabric provider in auto mode (auto: shm on one host, else tcp;ofi_rxm)"},
+    {"MPIFPGA_SHM_PAYLOAD", "1G", F(shm_payload), parse_size, "engine on this host: payloads go through a shared buffer per rank of up to this many bytes, not messages (0: always messages)"},
     {"MPIFPGA_MODELED_TIME", "0", F(modeled_time), parse_modeled, "MPI_Wtime in modeled time inside offloaded calls; outside: 1/wall host wall clock, cpu the thread's CPU time (oversubscribed cores)"},
     {"MPIFPGA_VERBOSE", "0", F(verbose), parse_verbose, "1: summary on stderr at MPI_Finalize; 2: also warnings per communicator"},
     {"MPIFPGA_REPORT", "", F(report), parse_str, "write the run report as JSON to this path at MPI_Finalize"},

@@ -41,6 +41,7 @@ typedef struct {
     int ct_slots;             /* MPIFPGA_CT_SLOTS: CT rows per rank (<= 32) */
     int connect_timeout;      /* MPIFPGA_CONNECT_TIMEOUT, seconds */
     char provider[64];        /* MPIFPGA_PROVIDER: libfabric provider (auto mode) */
+    uint64_t shm_payload;     /* MPIFPGA_SHM_PAYLOAD: largest shared payload buffer, 0 none */
     int modeled_time;         /* MPIFPGA_MODELED_TIME: MF_MODELED_* */
     int verbose;              /* MPIFPGA_VERBOSE: 0 quiet, 1 summary, 2 + per-comm */
     char report[512];         /* MPIFPGA_REPORT: JSON report path ("" none) */

@@ -47,6 +47,7 @@ typedef struct {
     double rank_us;          /* modeled: this rank's completion - its entry */
     double baseline_us;      /* modeled: this rank's time under MPICH's own algorithm on the
                                 same fabric (want_baseline); 0 if not asked or unavailable */
+    int shm;                 /* the payload went through the shared buffer, not messages */
     char text[MF_EM_TEXT_MAX + 80]; /* MF_DEV_ERROR: what went wrong */
 } mf_dev_result_t;
 
@@ -54,9 +55,10 @@ typedef struct mf_device mf_device_t;
 
 typedef struct {
     const char *name;
-    /* Connect rank `grank` of `nranks`; node/port: its forwarding entry. */
+    /* Connect rank `grank` of `nranks`; node/port: its forwarding entry;
+     * cfg: the settings (connect timeout, payload buffer size). */
     int (*open)(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int nranks, int node,
-                int port, int timeout_s, char *err, size_t len);
+                int port, const mf_config_t *cfg, char *err, size_t len);
     int (*ct_config)(mf_device_t *d, int ctx, const mf_ct_entry_t *e, char *err, size_t len);
     int (*ct_free)(mf_device_t *d, int ctx, char *err, size_t len);
     /* Run one call to completion (or fallback / error verdict). */

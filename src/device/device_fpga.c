@@ -11,10 +11,10 @@
 #include "topo/host_topo.h"
 
 static int fpga_open(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int nranks,
-                     int node, int port, int timeout_s, char *err, size_t len)
+                     int node, int port, const mf_config_t *cfg, char *err, size_t len)
 {
     mf_host_hw_t hw;
-    (void)d, (void)loc, (void)grank, (void)nranks, (void)node, (void)port, (void)timeout_s;
+    (void)d, (void)loc, (void)grank, (void)nranks, (void)node, (void)port, (void)cfg;
     if (mf_host_hw_discover(&hw, err, len))
         return -1;
     if (hw.nboards == 0)

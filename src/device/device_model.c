@@ -3,6 +3,8 @@
  * in the modeled switch network (include/mpifpga/engine_msg.h over
  * src/transport/fabric.h).  One call at a time per rank: COLL, the
  * payload as DATA chunks, then wait for the result's DATA and RESULT.
+ * With the engine on this host the payload goes through a shared buffer
+ * instead (src/transport/shmbuf.h): COLL, then RESULT, no DATA.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,8 +15,10 @@
 
 #include "device/device.h"
 #include "transport/fabric.h"
+#include "transport/shmbuf.h"
 
 #define WAIT_SLICE_MS 1000 /* how often a waiting rank checks the engine is alive */
+#define SHM_MIN (1u << 20) /* smallest payload buffer: small calls never regrow it */
 
 typedef struct {
     mf_fab_t *fab;
@@ -25,6 +29,9 @@ typedef struct {
     int engine_local;        /* engine on this host: its pid can be checked */
     int welcomed;            /* the engine accepted this rank (BYE at close) */
     mf_em_welcome_t welcome;
+    mf_shmbuf_t shm;         /* payload buffer shared with the engine, or none */
+    uint64_t shm_max;        /* largest one to try; 0: payloads go in DATA */
+    int verbose;
     char desc[1024];
     uint8_t msg[MF_EM_MAX];
 } model_t;
@@ -153,8 +160,9 @@ static int addr_provider(const char *addr, char *prov, size_t n)
 }
 
 static int model_open(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int nranks,
-                      int node, int port, int timeout_s, char *err, size_t len)
+                      int node, int port, const mf_config_t *cfg, char *err, size_t len)
 {
+    int timeout_s = cfg->connect_timeout;
     char prov[64], host[64] = "";
     model_t *m = calloc(1, sizeof *m);
     if (!m)
@@ -162,8 +170,11 @@ static int model_open(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int
     d->priv = m;
     m->grank = grank;
     m->loc = *loc;
+    m->shm = MF_SHMBUF_NONE;
+    m->verbose = cfg->verbose;
     gethostname(host, sizeof host - 1);
     m->engine_local = loc->pid > 0 && !strcmp(host, loc->host);
+    m->shm_max = m->engine_local ? cfg->shm_payload : 0;
     if (addr_provider(loc->addr, prov, sizeof prov)) {
         snprintf(err, len, "engine address '%.80s' is not '<provider>/<hex>'", loc->addr);
         return -1;
@@ -210,18 +221,100 @@ static int model_ct_free(mf_device_t *d, int ctx, char *err, size_t len)
     return model_ct(d, MF_EM_CT_FREE, ctx, NULL, err, len);
 }
 
-static int send_call(model_t *m, const mf_dev_call_t *c, char *err, size_t len)
+/* ---- shared payload buffer --------------------------------------------- */
+
+static int shm_reply(model_t *m, mf_em_shmbuf_t *b, char *err, size_t len)
+{
+    for (;;) {
+        const uint8_t *msg;
+        void *tok;
+        ssize_t n = recv_slice(m, "while mapping this rank's payload buffer", &msg, &tok, err,
+                               len);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            continue;
+        int rc = mf_em_unpack_shmbuf(msg, (size_t)n, b);
+        mf_fab_release(m->fab, tok);
+        if (rc)
+            return snprintf(err, len, "unexpected answer from the engine to SHMBUF"), -1;
+        return 0;
+    }
+}
+
+static void shm_note(const model_t *m, const char *why)
+{
+    if (m->verbose && m->grank == 0)
+        fprintf(stderr, "mpifpga: rank 0: payloads of %s go in messages: %s\n",
+                m->shm_max ? "this size" : "every call", why);
+}
+
+/* A payload buffer of at least `need` bytes, shared with the engine: 0, or
+ * 1 if the payload must go in DATA (why is noted with MPIFPGA_VERBOSE),
+ * or -1 with err if talking to the engine failed. */
+static int shm_grow(model_t *m, uint64_t need, char *err, size_t len)
+{
+    mf_shmbuf_t nb;
+    mf_em_shmbuf_t b = {0};
+    char why[200];
+    uint64_t size = m->shm.size * 2 > need ? m->shm.size * 2 : need;
+    size = size < SHM_MIN ? SHM_MIN : (size + 4095) & ~(uint64_t)4095;
+    if (size > m->shm_max)
+        size = need;
+    if (mf_shmbuf_create(&nb, size, why, sizeof why)) {
+        m->shm_max = need - 1; /* smaller calls may still fit */
+        return shm_note(m, why), 1;
+    }
+    b.fd = (uint32_t)nb.fd;
+    b.size = size;
+    mf_em_hdr_t h = {.type = MF_EM_SHMBUF, .grank = (uint32_t)m->grank};
+    if (send_msg(m, mf_em_pack_shmbuf(&h, &b, m->msg, sizeof m->msg), err, len) ||
+        shm_reply(m, &b, err, len)) {
+        mf_shmbuf_release(&nb);
+        return -1;
+    }
+    mf_shmbuf_release(&m->shm); /* the engine dropped it */
+    if (b.status) {
+        mf_shmbuf_release(&nb);
+        m->shm_max = 0;
+        return shm_note(m, b.text), 1;
+    }
+    m->shm = nb;
+    return 0;
+}
+
+/* 1 if the call's payload goes through the shared buffer, 0 if in DATA,
+ * -1 with err. */
+static int use_shm(model_t *m, const mf_dev_call_t *c, char *err, size_t len)
+{
+    uint64_t need = mf_em_shmbuf_recv_off(c->send_bytes) + c->recv_bytes;
+    if (c->vote || need == 0 || need > m->shm_max || need < c->recv_bytes)
+        return 0; /* no payload, too large, or no buffer to be had */
+    if (need <= m->shm.size)
+        return 1;
+    int rc = shm_grow(m, need, err, len);
+    return rc < 0 ? -1 : !rc;
+}
+
+/* ---- a call -------------------------------------------------------------- */
+
+static int send_call(model_t *m, const mf_dev_call_t *c, int shm, char *err, size_t len)
 {
     mf_em_hdr_t h = {.type = MF_EM_COLL, .grank = (uint32_t)m->grank, .seq = m->seq,
-                     .flags = c->want_baseline ? MF_EM_F_BASELINE : 0};
+                     .flags = (c->want_baseline ? MF_EM_F_BASELINE : 0) |
+                              (shm ? MF_EM_F_SHMBUF : 0)};
     mf_em_coll_t b = {.hdr = c->hdr, .vote = (uint8_t)c->vote,
                       .comm_size = (uint16_t)c->comm_size, .comm_rank = (uint16_t)c->comm_rank,
                       .global0 = (uint16_t)c->global0,
                       .send_bytes = c->vote ? 0 : c->send_bytes,
                       .recv_bytes = c->vote ? 0 : c->recv_bytes, .entry_ns = c->entry_ns,
                       .ncounts = c->counts ? (uint32_t)c->comm_size : 0, .counts = c->counts};
+    if (shm && b.send_bytes)
+        memcpy(m->shm.base, c->send, (size_t)b.send_bytes);
     if (send_msg(m, mf_em_pack_coll(&h, &b, m->msg, sizeof m->msg), err, len))
         return -1;
+    if (shm)
+        return 0;
     h.type = MF_EM_DATA;
     h.flags = 0;
     for (uint64_t off = 0; off < b.send_bytes; off += MF_EM_DATA_MAX) {
@@ -236,10 +329,24 @@ static int send_call(model_t *m, const mf_dev_call_t *c, char *err, size_t len)
 }
 
 typedef struct {
+    int shm;       /* the result is in the shared buffer, not in DATA */
     int have_result;
     mf_em_result_t res;
     uint64_t got;  /* result bytes received */
 } wait_t;
+
+/* The result the engine wrote into the shared buffer, to the caller. */
+static int shm_result(model_t *m, const mf_dev_call_t *c, wait_t *w, char *err, size_t len)
+{
+    uint64_t n = w->res.recv_bytes;
+    if (n > c->recv_bytes)
+        return snprintf(err, len, "the engine wrote %llu result bytes, %llu expected",
+                        (unsigned long long)n, (unsigned long long)c->recv_bytes), -1;
+    if (c->recv && n) /* NULL: the caller does not want this result */
+        memcpy(c->recv, m->shm.base + mf_em_shmbuf_recv_off(c->send_bytes), (size_t)n);
+    w->got = n;
+    return 0;
+}
 
 /* Account one engine message for the call in flight. */
 static int take_msg(model_t *m, const mf_dev_call_t *c, const uint8_t *msg, size_t n, wait_t *w,
@@ -255,7 +362,7 @@ static int take_msg(model_t *m, const mf_dev_call_t *c, const uint8_t *msg, size
         if (mf_em_unpack_result(msg, n, &w->res))
             return snprintf(err, len, "malformed RESULT from the engine"), -1;
         w->have_result = 1;
-        return 0;
+        return w->shm && w->res.status == 0 ? shm_result(m, c, w, err, len) : 0;
     }
     const uint8_t *data;
     size_t dn;
@@ -296,9 +403,12 @@ static int model_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r
     model_t *m = M(d);
     wait_t w = {0};
     *r = (mf_dev_result_t){.status = MF_DEV_ERROR};
+    w.shm = use_shm(m, c, r->text, sizeof r->text);
+    if (w.shm < 0)
+        return -1;
     m->seq++;
     mf_fab_hold_wakeups(m->fab, 1); /* header and data: one wake-up of the engine */
-    int sent = send_call(m, c, r->text, sizeof r->text);
+    int sent = send_call(m, c, w.shm, r->text, sizeof r->text);
     mf_fab_hold_wakeups(m->fab, 0);
     if (sent || wait_result(m, c, &w, r->text, sizeof r->text))
         return -1;
@@ -312,6 +422,7 @@ static int model_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r
         return -1;
     }
     r->status = MF_DEV_DONE;
+    r->shm = w.shm;
     r->net_us = (double)w.res.net_cycles * w.res.cycle_ns / 1000.0;
     r->rank_us = (double)w.res.rank_cycles * w.res.cycle_ns / 1000.0;
     r->baseline_us = (double)w.res.baseline_cycles * w.res.cycle_ns / 1000.0;
@@ -332,6 +443,7 @@ static void model_close(mf_device_t *d)
             fprintf(stderr, "mpifpga: rank %d: saying goodbye to the engine: %s\n", m->grank, err);
     }
     mf_fab_close(m->fab);
+    mf_shmbuf_release(&m->shm);
     free(m);
     d->priv = NULL;
 }

@@ -67,7 +67,7 @@ static int open_device(void)
     if (!mf_host.engine.addr[0] && ops == &mf_device_model_ops)
         return 0;
     if (ops->open(&mf_host.dev, &mf_host.engine, mf_host.grank, mf_host.nranks,
-                  mf_host.grank / ppn, mf_host.grank % ppn, mf_host.cfg.connect_timeout, err,
+                  mf_host.grank / ppn, mf_host.grank % ppn, &mf_host.cfg, err,
                   sizeof err) == 0)
         return 1;
     /* each failing rank says why; all then agree to run without offload */

@@ -109,6 +109,7 @@ static int run_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
     if (r.status == MF_DEV_FALLBACK)
         return fall_back(c, r.reason);
     st->modeled_us += r.net_us;
+    st->shm_payload += r.shm != 0;
     mf_vtime_leave(entry, r.rank_us);
     note_modeled(&r);
     *rc = MPI_SUCCESS;

@@ -26,6 +26,9 @@ enum {
     RESULT_RANK = 40, RESULT_CYCLE_NS = 48, RESULT_TEXT = 56,
     RESULT_BASELINE = RESULT_TEXT + MF_EM_TEXT_MAX, /* appended after the text */
     RESULT_BYTES = RESULT_BASELINE + 8,
+
+    SHMBUF_STATUS = 16, SHMBUF_FD = 20, SHMBUF_SIZE = 24, SHMBUF_TEXT = 32,
+    SHMBUF_BYTES = SHMBUF_TEXT + MF_EM_TEXT_MAX,
 };
 
 static const char *const fb_names[MF_FB_COUNT] = {
@@ -337,6 +340,32 @@ int mf_em_unpack_result(const uint8_t *in, size_t len, mf_em_result_t *b)
     get_str(in + RESULT_TEXT, t.text, sizeof t.text);
     t.baseline_cycles = mf_get_le(in + RESULT_BASELINE, 8);
     *b = t;
+    return 0;
+}
+
+/* ---- SHMBUF ------------------------------------------------------------- */
+
+size_t mf_em_pack_shmbuf(const mf_em_hdr_t *h, const mf_em_shmbuf_t *b, uint8_t *out,
+                         size_t cap)
+{
+    if (cap < SHMBUF_BYTES)
+        return 0;
+    pack_typed_hdr(h, MF_EM_SHMBUF, out);
+    mf_put_le(out + SHMBUF_STATUS, (uint32_t)b->status, 4);
+    mf_put_le(out + SHMBUF_FD, b->fd, 4);
+    mf_put_le(out + SHMBUF_SIZE, b->size, 8);
+    put_str(out + SHMBUF_TEXT, b->text, sizeof b->text);
+    return SHMBUF_BYTES;
+}
+
+int mf_em_unpack_shmbuf(const uint8_t *in, size_t len, mf_em_shmbuf_t *b)
+{
+    if (check_msg(in, len, MF_EM_SHMBUF, SHMBUF_BYTES) || len != SHMBUF_BYTES)
+        return -1;
+    b->status = (int32_t)(uint32_t)mf_get_le(in + SHMBUF_STATUS, 4);
+    b->fd = (uint32_t)mf_get_le(in + SHMBUF_FD, 4);
+    b->size = mf_get_le(in + SHMBUF_SIZE, 8);
+    get_str(in + SHMBUF_TEXT, b->text, sizeof b->text);
     return 0;
 }
 

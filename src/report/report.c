@@ -8,7 +8,7 @@
 #include "profile/callsite.h"
 #include "profile/site_report.h"
 
-#define NCNT (3 + MF_FB_COUNT + 2) /* calls, offloaded, empty, fallback[], bytes x2 */
+#define NCNT (3 + MF_FB_COUNT + 3) /* calls, offloaded, empty, fallback[], bytes x2, shm */
 
 static void pack(const mf_coll_stats_t *s, uint64_t *v)
 {
@@ -16,6 +16,7 @@ static void pack(const mf_coll_stats_t *s, uint64_t *v)
     memcpy(v + 3, s->fallback, sizeof s->fallback);
     v[3 + MF_FB_COUNT] = s->bytes;
     v[4 + MF_FB_COUNT] = s->offloaded_bytes;
+    v[5 + MF_FB_COUNT] = s->shm_payload;
 }
 
 static void unpack(const uint64_t *v, mf_coll_stats_t *s)
@@ -24,6 +25,7 @@ static void unpack(const uint64_t *v, mf_coll_stats_t *s)
     memcpy(s->fallback, v + 3, sizeof s->fallback);
     s->bytes = v[3 + MF_FB_COUNT];
     s->offloaded_bytes = v[4 + MF_FB_COUNT];
+    s->shm_payload = v[5 + MF_FB_COUNT];
 }
 
 static json_object *coll_json(const mf_coll_stats_t *s)
@@ -39,6 +41,8 @@ static json_object *coll_json(const mf_coll_stats_t *s)
     json_object_object_add(o, "bytes", json_object_new_int64((int64_t)s->bytes));
     json_object_object_add(o, "offloaded_bytes",
                            json_object_new_int64((int64_t)s->offloaded_bytes));
+    json_object_object_add(o, "shm_payload_calls",
+                           json_object_new_int64((int64_t)s->shm_payload));
     json_object_object_add(o, "modeled_us", json_object_new_double(s->modeled_us));
     return o;
 }

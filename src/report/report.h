@@ -17,6 +17,7 @@ typedef struct {
     uint64_t calls, offloaded, empty;
     uint64_t fallback[MF_FB_COUNT];
     uint64_t bytes, offloaded_bytes;
+    uint64_t shm_payload;   /* offloaded calls whose payload went through the shared buffer */
     double modeled_us;
 } mf_coll_stats_t;
 

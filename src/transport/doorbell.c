@@ -83,6 +83,13 @@ void mf_bell_ring(mf_bell_t *b, uint64_t idx)
     sigset_t pipe_set, old;
     if (idx >= b->npeers || b->peer_fd[idx] < 0)
         return;
+    if (b->pipe_ignored) { /* the engine: two system calls fewer per ring */
+        if (write(b->peer_fd[idx], "", 1) < 0 && errno == EPIPE) {
+            close(b->peer_fd[idx]);
+            b->peer_fd[idx] = -1;
+        }
+        return;
+    }
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);

@@ -14,11 +14,6 @@ int mf_rank_switch(const mf_net_t *n, int grank)
     return n->topo->node_sw[grank / n->topo->ppn];
 }
 
-void mf_switch_wake(mf_switch_t *s, uint64_t cycle)
-{
-    mf_sim_wake(&s->net->sim, &s->mod, cycle);
-}
-
 static void consume(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;

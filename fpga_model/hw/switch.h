@@ -232,7 +232,10 @@ typedef struct mf_net {
 /* switch.c */
 int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id);
 void mf_switch_fini(mf_switch_t *s);
-void mf_switch_wake(mf_switch_t *s, uint64_t cycle);
+static inline void mf_switch_wake(mf_switch_t *s, uint64_t cycle)
+{
+    mf_sim_wake(&s->net->sim, &s->mod, cycle);
+}
 int mf_rank_switch(const mf_net_t *n, int grank);
 
 /* route.c */

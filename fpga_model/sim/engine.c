@@ -105,14 +105,8 @@ static int bucket_add(mf_bucket_t *b, uint32_t id)
     return 0;
 }
 
-int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+int mf_sim_enqueue(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
 {
-    if (s->in_produce && cycle <= s->now)
-        cycle = s->now + 1; /* outputs of a produce phase are seen next cycle */
-    if (cycle < s->now)
-        cycle = s->now;
-    if (cycle == m->last_req)
-        return 0;
     m->last_req = cycle;
     if (cycle - s->now < MF_WHEEL) {
         if (bucket_add(&s->wheel[cycle % MF_WHEEL], m->id))

@@ -60,8 +60,21 @@ int mf_sim_init(mf_sim_t *s);
 void mf_sim_fini(mf_sim_t *s);
 /* Register a module; returns 0 or -1 (out of memory). */
 int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn produce);
-/* Ask for module m to run in `cycle` (> now while producing, >= now otherwise). */
-int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
+/* Queue a wake-up of m at `cycle` (already clamped, not a repeat); use mf_sim_wake. */
+int mf_sim_enqueue(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
+/* Ask for module m to run in `cycle` (> now while producing, >= now otherwise).
+ * Inline because most requests repeat the module's last one (a busy module
+ * asks for the next cycle many times per cycle) and are dropped here. */
+static inline int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+{
+    if (s->in_produce && cycle <= s->now)
+        cycle = s->now + 1; /* outputs of a produce phase are seen next cycle */
+    if (cycle < s->now)
+        cycle = s->now;
+    if (cycle == m->last_req)
+        return 0;
+    return mf_sim_enqueue(s, m, cycle);
+}
 /* Cycle of the next scheduled activity, MF_NEVER if none. */
 uint64_t mf_sim_next(const mf_sim_t *s);
 /* Run the next active cycle (consume all, then produce all).  Returns 1 if a

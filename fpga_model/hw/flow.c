@@ -62,6 +62,8 @@ int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
     c->sk_active = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_active);
     if (!c->sk_by_off || !c->sk_active || order_sinks(c))
         return -1;
+    for (int i = 0; i < c->nfl; i++)
+        c->fl[i].blk = -1;
     for (int i = 0; i < c->nsk; i++) {
         mf_sink_t *k = &c->sk[i];
         mf_flow_t *f = &c->fl[k->flow];
@@ -143,7 +145,8 @@ static uint64_t partner_consumed(mf_switch_t *s, mf_coll_t *c, const mf_sink_t *
 /* Room a sink has this cycle, or UINT64_MAX.  Network and internal streams
  * are flow-controlled end to end with a window of one input FIFO
  * (001 sec. 4.1: 48 KB); credits are seen without delay (doc/model.md). */
-static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t now)
+static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k,
+                                                          uint64_t now)
 {
     uint64_t win = s->net->p.input_fifo_bytes;
     switch (k->kind) {
@@ -167,9 +170,10 @@ static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t n
     }
 }
 
-/* Limit n so no sink receives more than it has room for. */
+/* Limit n so no sink receives more than it has room for.  If that leaves
+ * nothing, *blk is the sink that had no room at the flow's position. */
 static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n,
-                               uint64_t now)
+                               uint64_t now, int *blk)
 {
     for (int i = 0; i < f->nactive && n; i++) {
         mf_sink_t *k = active_sink(c, f, i);
@@ -178,8 +182,10 @@ static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
         if (lo >= hi)
             continue;
         uint64_t room = sink_room(s, c, k, now);
-        if (hi - lo > room)
+        if (hi - lo > room) {
             n = lo - f->pos + room;
+            *blk = (int)(k - c->sk);
+        }
     }
     return n;
 }
@@ -415,6 +421,21 @@ int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     if (f->done || f->next_check > now)
         return 0;
+    /* A step that moved nothing because a sink had no room at the flow's
+     * position, with input waiting and no zero-length sink pending, changed
+     * nothing; while that sink still has no room, stepping again would do
+     * the same (input only grows, the position and the sinks' packets stay
+     * put), so only what it had to do anyway is repeated: a reduction takes
+     * its CGR slot before it looks at its sinks. */
+    if (f->blk >= 0) {
+        if (sink_room(s, c, &c->sk[f->blk], now) == 0) {
+            if (f->kind == MF_FLOW_REDUCE)
+                mf_cgr_acquire(s, now);
+            f->next_check = now + 1;
+            return 1;
+        }
+        f->blk = -1;
+    }
     int busy = flow_step(s, c, f, now);
     f->next_check = busy ? now + 1 : next_arrival(c, f);
     return busy;
@@ -430,7 +451,9 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     uint64_t avail = min_u64(in_now, s->net->datapath_bytes);
     avail = min_u64(avail, f->len - f->pos);
     activate_sinks(s, c, f);
-    uint64_t n = limit_by_sinks(s, c, f, avail, now);
+    int blk = -1;
+    uint64_t n = limit_by_sinks(s, c, f, avail, now, &blk);
+    f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
     if (n) {
         uint8_t buf[n];
         if (f->kind == MF_FLOW_REDUCE)

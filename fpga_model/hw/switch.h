@@ -102,6 +102,7 @@ typedef struct {
     int next_sink;     /* sinks by offset before this one have been activated */
     int nactive;       /* active sinks (flow.c): sk_active[sink0 .. sink0+nactive) */
     uint64_t next_check; /* earliest cycle stepping it can do anything */
+    int blk;           /* sink that stopped the last step, or -1 (flow.c) */
 } mf_flow_t;
 
 /* One collective call of one rank, as the switch executes it. */

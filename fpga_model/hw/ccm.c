@@ -63,6 +63,7 @@ static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
     free(c->sk);
     free(c->sk_by_off);
     free(c->sk_active);
+    free(c->rd_st);
     free(c->counts);
     free(c);
 }

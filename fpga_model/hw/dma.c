@@ -69,15 +69,30 @@ static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
     return 1;
 }
 
+/* Round robin over the HOST streams in index order.  c->rd_st lists the
+ * ones not read completely (a finished one would read nothing). */
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
 {
+    /* Mostly every stream has a full window in flight: then nothing is read
+     * and the budgets (reset lazily by whoever uses them) need no look. */
+    uint64_t win = read_window(s->net);
+    int j = 0;
+    while (j < c->nrd && c->st[c->rd_st[j]].issued - c->st[c->rd_st[j]].out >= win)
+        j++;
+    if (j == c->nrd)
+        return;
     budgets(s->net, e->dma, now);
     int progress = 1;
     while (progress && e->dma->rd_left) {
         progress = 0;
-        for (int i = 0; i < c->nst; i++)
-            if (c->st[i].kind == MF_ST_HOST)
-                progress |= read_one(s, c, &c->st[i], now);
+        int m = 0;
+        for (int j = 0; j < c->nrd; j++) {
+            mf_stream_t *st = &c->st[c->rd_st[j]];
+            progress |= read_one(s, c, st, now);
+            if (st->issued < st->len)
+                c->rd_st[m++] = c->rd_st[j];
+        }
+        c->nrd = m;
     }
 }
 

@@ -60,8 +60,12 @@ int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
 {
     c->sk_by_off = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_by_off);
     c->sk_active = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_active);
-    if (!c->sk_by_off || !c->sk_active || order_sinks(c))
+    c->rd_st = malloc(((size_t)c->nst + 1) * sizeof *c->rd_st);
+    if (!c->sk_by_off || !c->sk_active || !c->rd_st || order_sinks(c))
         return -1;
+    for (int i = 0; i < c->nst; i++)
+        if (c->st[i].kind == MF_ST_HOST && c->st[i].issued < c->st[i].len)
+            c->rd_st[c->nrd++] = i;
     for (int i = 0; i < c->nfl; i++)
         c->fl[i].blk = -1;
     for (int i = 0; i < c->nsk; i++) {

@@ -125,6 +125,7 @@ typedef struct mf_coll {
     int flows_left;
     int first_live;     /* flows before it are done */
     int reads_left;     /* HOST streams the DMA has not finished reading */
+    int *rd_st, nrd;    /* those streams, in index order (dma.c) */
     int host_sinks_left; /* HOST sinks not complete */
     uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;

@@ -66,8 +66,12 @@ int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
     for (int i = 0; i < c->nst; i++)
         if (c->st[i].kind == MF_ST_HOST && c->st[i].issued < c->st[i].len)
             c->rd_st[c->nrd++] = i;
-    for (int i = 0; i < c->nfl; i++)
-        c->fl[i].blk = -1;
+    for (int i = 0; i < c->nfl; i++) {
+        mf_flow_t *f = &c->fl[i];
+        f->blk = -1;
+        f->act_end = UINT64_MAX;
+        f->next_off = f->nsink ? c->sk[c->sk_by_off[f->sink0]].off : UINT64_MAX;
+    }
     for (int i = 0; i < c->nsk; i++) {
         mf_sink_t *k = &c->sk[i];
         mf_flow_t *f = &c->fl[k->flow];
@@ -81,9 +85,14 @@ int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
     return 0;
 }
 
+/* f->next_off (offset of the next sink by offset) tells when there is
+ * anything to activate, f->act_end (first end of an active sink) when there
+ * is anything to retire. */
 static void activate_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f)
 {
     uint64_t horizon = f->pos + s->net->datapath_bytes;
+    if (f->next_off >= horizon)
+        return;
     int *act = &c->sk_active[f->sink0];
     while (f->next_sink < f->nsink) {
         int idx = c->sk_by_off[f->sink0 + f->next_sink];
@@ -96,21 +105,29 @@ static void activate_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f)
         for (; j > 0 && act[j - 1] > idx; j--)
             act[j] = act[j - 1];
         act[j] = idx;
+        if (c->sk[idx].off + c->sk[idx].len < f->act_end)
+            f->act_end = c->sk[idx].off + c->sk[idx].len;
     }
+    f->next_off = f->next_sink < f->nsink ? c->sk[c->sk_by_off[f->sink0 + f->next_sink]].off
+                                          : UINT64_MAX;
 }
 
 static void retire_sinks(mf_coll_t *c, mf_flow_t *f)
 {
+    if (f->pos < f->act_end)
+        return;
     int *act = &c->sk_active[f->sink0], m = 0;
-    for (int i = 0; i < f->nactive; i++)
-        if (c->sk[act[i]].off + c->sk[act[i]].len > f->pos)
+    uint64_t end = UINT64_MAX;
+    for (int i = 0; i < f->nactive; i++) {
+        uint64_t e = c->sk[act[i]].off + c->sk[act[i]].len;
+        if (e > f->pos) {
             act[m++] = act[i];
+            if (e < end)
+                end = e;
+        }
+    }
     f->nactive = m;
-}
-
-static mf_sink_t *active_sink(mf_coll_t *c, const mf_flow_t *f, int i)
-{
-    return &c->sk[c->sk_active[f->sink0 + i]];
+    f->act_end = end;
 }
 
 /* Bytes the inputs can supply this cycle. */
@@ -134,7 +151,7 @@ static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
 /* Bytes of the partner's stream for this sink that it has consumed (the
  * credits that have come back).  Collectives on one communicator run in the
  * same order everywhere, so the partner's instance is matched by sequence. */
-static uint64_t partner_consumed(mf_switch_t *s, mf_coll_t *c, const mf_sink_t *k)
+static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_switch_t *s, mf_coll_t *c, const mf_sink_t *k)
 {
     const mf_engine_t *pe = &s->net->eng[k->dest];
     unsigned ctx = c->req.hdr.ctx;
@@ -179,16 +196,18 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, 
 static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n,
                                uint64_t now, int *blk)
 {
-    for (int i = 0; i < f->nactive && n; i++) {
-        mf_sink_t *k = active_sink(c, f, i);
-        uint64_t lo = k->off > f->pos ? k->off : f->pos;
-        uint64_t hi = min_u64(k->off + k->len, f->pos + n);
+    const int *act = &c->sk_active[f->sink0];
+    uint64_t pos = f->pos;
+    for (int i = 0, na = f->nactive; i < na && n; i++) {
+        mf_sink_t *k = &c->sk[act[i]];
+        uint64_t lo = k->off > pos ? k->off : pos;
+        uint64_t hi = min_u64(k->off + k->len, pos + n);
         if (lo >= hi)
             continue;
         uint64_t room = sink_room(s, c, k, now);
         if (hi - lo > room) {
-            n = lo - f->pos + room;
-            *blk = (int)(k - c->sk);
+            n = lo - pos + room;
+            *blk = act[i];
         }
     }
     return n;
@@ -257,18 +276,21 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
  * 001 sec. 2.5): waiting to fill it could wait on data that only comes
  * after it has been delivered (a ring). */
 static int flush_starved(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t moved,
-                         uint64_t input_left, uint64_t now)
+                         uint64_t input_left, uint64_t ready)
 {
     int pending = 0;
-    for (int i = 0; i < f->nsink && f->net_sinks; i++) {
-        mf_sink_t *k = &c->sk[f->sink0 + i];
-        if (k->kind != MF_SINK_NET || !k->pk || !k->pk->len)
-            continue;
-        if (moved || input_left)
-            pending = 1; /* still streaming, or held up by a full sink */
-        else
-            net_flush(s, c, k, now + flow_latency(&s->net->p, f));
+    if (!f->net_sinks)
+        return 0;
+    mf_sink_t *k = &c->sk[f->sink0], *end = k + f->nsink;
+    if (moved || input_left) { /* still streaming, or held up by a full sink */
+        for (; k < end; k++)
+            if (k->kind == MF_SINK_NET && k->pk && k->pk->len)
+                return 1;
+        return 0;
     }
+    for (; k < end; k++)
+        if (k->kind == MF_SINK_NET && k->pk && k->pk->len)
+            net_flush(s, c, k, ready);
     return pending;
 }
 
@@ -318,16 +340,17 @@ static void sink_stream(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_
 
 /* Deliver output bytes [pos, pos+n) to every sink whose range covers them. */
 static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf, uint64_t n,
-                    uint64_t now)
+                    uint64_t now, uint64_t ready)
 {
-    uint64_t ready = now + flow_latency(&s->net->p, f);
-    for (int i = 0; i < f->nactive; i++) {
-        mf_sink_t *k = active_sink(c, f, i);
-        uint64_t lo = k->off > f->pos ? k->off : f->pos;
-        uint64_t hi = min_u64(k->off + k->len, f->pos + n);
+    const int *act = &c->sk_active[f->sink0];
+    uint64_t pos = f->pos;
+    for (int i = 0, na = f->nactive; i < na; i++) {
+        mf_sink_t *k = &c->sk[act[i]];
+        uint64_t lo = k->off > pos ? k->off : pos;
+        uint64_t hi = min_u64(k->off + k->len, pos + n);
         if (lo >= hi)
             continue;
-        const uint8_t *src = buf + (lo - f->pos);
+        const uint8_t *src = buf + (lo - pos);
         size_t m = hi - lo;
         if (k->kind == MF_SINK_HOST) {
             mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, now, ready);
@@ -374,9 +397,9 @@ static int empty_sink_due(mf_coll_t *c, mf_flow_t *f, const mf_sink_t *k)
 
 /* Zero-length sink ranges still signal: an empty last packet, a closed
  * stream, a completion for the host. */
-static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now,
+                               uint64_t ready)
 {
-    uint64_t ready = now + flow_latency(&s->net->p, f);
     for (int i = 0; i < f->nsink && f->empty_left; i++) {
         mf_sink_t *k = &c->sk[f->sink0 + i];
         if (k->len != 0 || k->done || !empty_sink_due(c, f, k))
@@ -452,6 +475,7 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     uint64_t in_now = input_avail(c, f, now);
     if (f->kind == MF_FLOW_REDUCE && in_now && f->pos < f->len && !mf_cgr_acquire(s, now))
         return 1; /* every CGR unit is busy this cycle: try the next */
+    uint64_t ready = now + flow_latency(&s->net->p, f);
     uint64_t avail = min_u64(in_now, s->net->datapath_bytes);
     avail = min_u64(avail, f->len - f->pos);
     activate_sinks(s, c, f);
@@ -464,12 +488,13 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
             mf_cgr_reduce(s, c, f, buf, n);
         else
             mf_l2_serialise(s, c, f, buf, n);
-        deliver(s, c, f, buf, n, now);
+        deliver(s, c, f, buf, n, now, ready);
         f->pos += n;
         retire_sinks(c, f);
     }
-    finish_empty_sinks(s, c, f, now);
-    int pending = flush_starved(s, c, f, n, in_now - n, now);
+    if (f->empty_left)
+        finish_empty_sinks(s, c, f, now, ready);
+    int pending = flush_starved(s, c, f, n, in_now - n, ready);
     if (f->pos == f->len && inputs_closed(c, f)) {
         f->done = 1;
         c->flows_left--;

@@ -103,6 +103,8 @@ typedef struct {
     int nactive;       /* active sinks (flow.c): sk_active[sink0 .. sink0+nactive) */
     uint64_t next_check; /* earliest cycle stepping it can do anything */
     int blk;           /* sink that stopped the last step, or -1 (flow.c) */
+    uint64_t next_off; /* offset of the next sink to activate, UINT64_MAX if none */
+    uint64_t act_end;  /* smallest end of an active sink, UINT64_MAX if none */
 } mf_flow_t;
 
 /* One collective call of one rank, as the switch executes it. */

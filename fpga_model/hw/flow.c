@@ -264,8 +264,11 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
         if (!head)
             return;
         head->len = p2 * pb;
-        memcpy(head->data, pk->data, head->len);
-        memmove(pk->data, pk->data + head->len, pk->len - head->len);
+        head->zero = pk->zero;
+        if (!pk->zero) {
+            memcpy(head->data, pk->data, head->len);
+            memmove(pk->data, pk->data + head->len, pk->len - head->len);
+        }
         pk->len -= head->len;
         emit(s, c, k, head, 0, ready);
     }
@@ -308,20 +311,33 @@ static size_t packet_target(const mf_net_t *n, const mf_sink_t *k, size_t have)
     return p2 * n->phit_bytes < rest ? p2 * n->phit_bytes : rest;
 }
 
+/* src == NULL appends zeros: a packet of zeros only counts them (pk->zero). */
 static void sink_net(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_t *src,
                      size_t n, uint64_t ready)
 {
     while (n) {
-        if (!k->pk && !(k->pk = new_packet(s)))
-            return;
-        size_t target = packet_target(s->net, k, k->pk->len);
-        size_t m = target - k->pk->len;
+        if (!k->pk) {
+            if (!(k->pk = new_packet(s)))
+                return;
+            k->pk->zero = 1;
+        }
+        mf_pkt_t *pk = k->pk;
+        size_t target = packet_target(s->net, k, pk->len);
+        size_t m = target - pk->len;
         if (m > n)
             m = n;
-        memcpy(k->pk->data + k->pk->len, src, m);
-        k->pk->len += (uint32_t)m;
+        if (src && pk->zero) {
+            memset(pk->data, 0, pk->len);
+            pk->zero = 0;
+        }
+        if (src)
+            memcpy(pk->data + pk->len, src, m);
+        else if (!pk->zero)
+            memset(pk->data + pk->len, 0, m);
+        pk->len += (uint32_t)m;
         k->done += m;
-        src += m;
+        if (src)
+            src += m;
         n -= m;
         if (k->pk->len == target || k->done == k->len)
             net_flush(s, c, k, ready);
@@ -350,7 +366,7 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
         uint64_t hi = min_u64(k->off + k->len, pos + n);
         if (lo >= hi)
             continue;
-        const uint8_t *src = buf + (lo - pos);
+        const uint8_t *src = buf ? buf + (lo - pos) : NULL;
         size_t m = hi - lo;
         if (k->kind == MF_SINK_HOST) {
             mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, now, ready);
@@ -484,11 +500,12 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
     if (n) {
         uint8_t buf[n];
+        int zero;
         if (f->kind == MF_FLOW_REDUCE)
-            mf_cgr_reduce(s, c, f, buf, n);
+            mf_cgr_reduce(s, c, f, buf, n, &zero);
         else
-            mf_l2_serialise(s, c, f, buf, n);
-        deliver(s, c, f, buf, n, now, ready);
+            mf_l2_serialise(s, c, f, buf, n, &zero);
+        deliver(s, c, f, zero ? NULL : buf, n, now, ready);
         f->pos += n;
         retire_sinks(c, f);
     }

@@ -67,6 +67,8 @@ typedef struct {
     uint64_t issued;   /* HOST: bytes the DMA has requested */
     uint64_t extra_win; /* INTERNAL: bytes it may hold beyond one FIFO window */
     uint8_t kind;
+    uint8_t stored;    /* 0: the buffered bytes are all zero and buf is not
+                        * used (timing-only runs move zeros); 1: buf holds them */
     uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
     uint8_t tag;       /* NET: schedule edge */
     uint64_t *check;   /* consumer flow's next_check (set after the build) */
@@ -262,6 +264,7 @@ static inline mf_fifo_t *mf_l1_fifo(mf_switch_t *s, unsigned in_vc)
 /* dma.c */
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
 uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now);
+/* src == NULL writes len zero bytes. */
 void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
                   size_t len, uint64_t now, uint64_t lands);
 void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
@@ -283,15 +286,20 @@ void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c);
 uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now);
 uint64_t mf_stream_next_ready(const mf_stream_t *st);
 size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
+/* data == NULL pushes len zero bytes. */
 uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, size_t len,
                         uint64_t ready);
 void mf_stream_drop(mf_switch_t *s, mf_stream_t *st);
 void mf_stream_close(mf_stream_t *st, uint64_t visible);
 /* cgr.c */
 int mf_cgr_acquire(mf_switch_t *s, uint64_t now);
-size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
+size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+                     int *zero);
 /* l2_switch.c */
-size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
+/* Both fill out and return 1, or return 0 and leave out unset if the n
+ * bytes are all zero (taken from streams that hold only zeros). */
+size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+                       int *zero);
 #define MF_L2_LOOPBACK (-3) /* mf_l2_queue: the destination is on this switch */
 int mf_l2_queue(mf_switch_t *s, uint16_t dest);
 int mf_l2_can_emit(mf_switch_t *s, int queue);

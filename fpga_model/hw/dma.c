@@ -20,11 +20,7 @@ static uint64_t read_window(const mf_net_t *n)
 
 static void budgets(mf_net_t *n, mf_dma_t *d, uint64_t now)
 {
-    if (d->rd_budget_cycle != now + 1) {
-        d->rd_budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
-        d->rd_left = n->dma_bytes;
-        d->wr_left = n->dma_bytes;
-    }
+    mf_dma_budgets(n, d, now);
 }
 
 static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
@@ -99,12 +95,6 @@ void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
         }
         c->nrd = m;
     }
-}
-
-uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now)
-{
-    budgets(n, d, now);
-    return d->wr_left;
 }
 
 /* Write len bytes leaving the switch at cycle `now` (charged to this

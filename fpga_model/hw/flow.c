@@ -380,6 +380,21 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
     }
 }
 
+/* Produce n output bytes and hand them to the sinks. */
+static void move(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t now,
+                 uint64_t ready)
+{
+    uint8_t buf[n];
+    int zero;
+    if (f->kind == MF_FLOW_REDUCE)
+        mf_cgr_reduce(s, c, f, buf, n, &zero);
+    else
+        mf_l2_serialise(s, c, f, buf, n, &zero);
+    deliver(s, c, f, zero ? NULL : buf, n, now, ready);
+    f->pos += n;
+    retire_sinks(c, f);
+}
+
 static int inputs_closed(mf_coll_t *c, mf_flow_t *f);
 
 /* CONCAT inputs that end at or before output offset `off` are all closed. */
@@ -498,17 +513,8 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     int blk = -1;
     uint64_t n = limit_by_sinks(s, c, f, avail, now, &blk);
     f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
-    if (n) {
-        uint8_t buf[n];
-        int zero;
-        if (f->kind == MF_FLOW_REDUCE)
-            mf_cgr_reduce(s, c, f, buf, n, &zero);
-        else
-            mf_l2_serialise(s, c, f, buf, n, &zero);
-        deliver(s, c, f, zero ? NULL : buf, n, now, ready);
-        f->pos += n;
-        retire_sinks(c, f);
-    }
+    if (n)
+        move(s, c, f, n, now, ready);
     if (f->empty_left)
         finish_empty_sinks(s, c, f, now, ready);
     int pending = flush_starved(s, c, f, n, in_now - n, ready);

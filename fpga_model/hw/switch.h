@@ -263,7 +263,20 @@ static inline mf_fifo_t *mf_l1_fifo(mf_switch_t *s, unsigned in_vc)
 }
 /* dma.c */
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
-uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now);
+/* This cycle's DMA byte budgets, set up by their first user in a cycle. */
+static inline void mf_dma_budgets(mf_net_t *n, mf_dma_t *d, uint64_t now)
+{
+    if (d->rd_budget_cycle != now + 1) {
+        d->rd_budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
+        d->rd_left = n->dma_bytes;
+        d->wr_left = n->dma_bytes;
+    }
+}
+static inline uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now)
+{
+    mf_dma_budgets(n, d, now);
+    return d->wr_left;
+}
 /* src == NULL writes len zero bytes. */
 void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
                   size_t len, uint64_t now, uint64_t lands);

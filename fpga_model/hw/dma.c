@@ -72,16 +72,9 @@ static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
 
 /* Round robin over the HOST streams in index order.  c->rd_st lists the
  * ones not read completely (a finished one would read nothing). */
-void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
+static __attribute__((noinline)) void read_pass(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c,
+                                                uint64_t now)
 {
-    /* Mostly every stream has a full window in flight: then nothing is read
-     * and the budgets (reset lazily by whoever uses them) need no look. */
-    uint64_t win = read_window(s->net);
-    int j = 0;
-    while (j < c->nrd && c->st[c->rd_st[j]].issued - c->st[c->rd_st[j]].out >= win)
-        j++;
-    if (j == c->nrd)
-        return;
     budgets(s->net, e->dma, now);
     int progress = 1;
     while (progress && e->dma->rd_left) {
@@ -95,6 +88,18 @@ void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
         }
         c->nrd = m;
     }
+}
+
+void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
+{
+    /* Mostly every stream has a full window in flight: then nothing is read
+     * and the budgets (reset lazily by whoever uses them) need no look. */
+    uint64_t win = read_window(s->net);
+    for (int j = 0; j < c->nrd; j++)
+        if (c->st[c->rd_st[j]].issued - c->st[c->rd_st[j]].out < win) {
+            read_pass(s, e, c, now);
+            return;
+        }
 }
 
 /* Write len bytes leaving the switch at cycle `now` (charged to this

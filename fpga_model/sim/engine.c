@@ -45,6 +45,8 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
     m->last_req = MF_NEVER;
     m->id = (uint32_t)s->nmods;
     s->mods[s->nmods++] = m;
+    if (grow((void **)&s->run, &s->caprun, s->nmods, sizeof *s->run))
+        return -1; /* a cycle runs each module at most once */
     size_t words = (s->nmods + 63) / 64;
     if (words > s->capdue) {
         uint64_t *d = realloc(s->due, words * sizeof *d);
@@ -153,8 +155,6 @@ static int collect_due(mf_sim_t *s)
         uint64_t m = s->due[w];
         s->due[w] = 0;
         while (m) {
-            if (grow((void **)&s->run, &s->caprun, s->nrun + 1, sizeof *s->run))
-                return -1;
             s->run[s->nrun++] = s->mods[w * 64 + (size_t)__builtin_ctzll(m)];
             m &= m - 1;
         }

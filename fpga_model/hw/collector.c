@@ -195,23 +195,6 @@ uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, si
     return ready;
 }
 
-uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
-{
-    if (st->seg_head == st->seg_tail)
-        return st->ready_end - st->out;
-    /* a DMA read's segment waits a PCIe latency to be due: long enough to
-     * fall out of cache, so fetch the next few early */
-    __builtin_prefetch(seg_at(st, st->seg_head + 4));
-    while (st->seg_head != st->seg_tail && seg_at(st, st->seg_head)->ready <= now)
-        st->ready_end = seg_at(st, st->seg_head++)->end;
-    return st->ready_end - st->out;
-}
-
-/* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
-uint64_t mf_stream_next_ready(const mf_stream_t *st)
-{
-    return st->seg_head != st->seg_tail ? seg_at(st, st->seg_head)->ready : MF_NEVER;
-}
 
 /* Take n bytes (n <= available) into dst (may be NULL to drop them). */
 size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)

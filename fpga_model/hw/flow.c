@@ -523,6 +523,10 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         c->flows_left--;
         return 0;
     }
-    /* more input already here, or sinks were full: try again next cycle */
-    return pending || n < avail || in_now > n || (n && input_avail(c, f, now) > 0);
+    /* more input already here, or sinks were full: try again next cycle.  A
+     * COPY input has in_now - n bytes left now (what is pushed this cycle is
+     * usable later); a CONCAT may have moved on to its next input and a
+     * REDUCE rounds to elements, so those look again. */
+    return pending || n < avail || in_now > n ||
+           (n && f->kind != MF_FLOW_COPY && input_avail(c, f, now) > 0);
 }

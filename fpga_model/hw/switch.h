@@ -296,8 +296,26 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
 /* collector.c */
 void mf_collector_accept(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
 void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c);
-uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now);
-uint64_t mf_stream_next_ready(const mf_stream_t *st);
+/* Bytes of st usable at cycle now (segments that became ready are dropped
+ * from its segment ring). */
+static inline uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
+{
+    if (st->seg_head == st->seg_tail)
+        return st->ready_end - st->out;
+    /* a DMA read's segment waits a PCIe latency to be due: long enough to
+     * fall out of cache, so fetch the next few early */
+    uint64_t mask = st->seg_cap - 1;
+    __builtin_prefetch(&st->seg[(st->seg_head + 4) & mask]);
+    while (st->seg_head != st->seg_tail && st->seg[st->seg_head & mask].ready <= now)
+        st->ready_end = st->seg[st->seg_head++ & mask].end;
+    return st->ready_end - st->out;
+}
+/* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
+static inline uint64_t mf_stream_next_ready(const mf_stream_t *st)
+{
+    return st->seg_head != st->seg_tail ? st->seg[st->seg_head & (st->seg_cap - 1)].ready
+                                        : MF_NEVER;
+}
 size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
 /* data == NULL pushes len zero bytes. */
 uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, size_t len,

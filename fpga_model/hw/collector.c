@@ -197,16 +197,14 @@ uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, si
 
 
 /* Take n bytes (n <= available) into dst (may be NULL to drop them). */
-size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
+size_t mf_stream_take_stored(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
 {
     if (n > st->in - st->out)
         n = st->in - st->out;
-    if (dst && !st->stored)
-        memset(dst, 0, n);
-    else if (dst)
+    if (dst)
         ring_get(st->buf, st->cap, st->out, dst, n);
     st->out += n;
-    if (st->stored && st->in - st->out > STREAM_PREFETCH_AHEAD)
+    if (st->in - st->out > STREAM_PREFETCH_AHEAD)
         __builtin_prefetch(st->buf + ((st->out + STREAM_PREFETCH_AHEAD) & (st->cap - 1)));
     account(s, -(int64_t)n);
     return n;

@@ -386,10 +386,15 @@ static void move(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_
 {
     uint8_t buf[n];
     int zero;
-    if (f->kind == MF_FLOW_REDUCE)
+    if (f->kind == MF_FLOW_REDUCE) {
         mf_cgr_reduce(s, c, f, buf, n, &zero);
-    else
+    } else if (f->kind == MF_FLOW_COPY) { /* one input: what mf_l2_serialise does */
+        mf_stream_t *st = &c->st[f->in[0]];
+        zero = !st->stored;
+        mf_stream_take(s, st, zero ? NULL : buf, n < st->len - st->out ? n : st->len - st->out);
+    } else {
         mf_l2_serialise(s, c, f, buf, n, &zero);
+    }
     deliver(s, c, f, zero ? NULL : buf, n, now, ready);
     f->pos += n;
     retire_sinks(c, f);

@@ -19,6 +19,7 @@
 #define MF_SWITCH_H
 
 #include <stdint.h>
+#include <string.h>
 #include "mpifpga/model.h"
 #include "mpifpga/wire.h"
 #include "hw/fifo.h"
@@ -316,7 +317,21 @@ static inline uint64_t mf_stream_next_ready(const mf_stream_t *st)
     return st->seg_head != st->seg_tail ? st->seg[st->seg_head & (st->seg_cap - 1)].ready
                                         : MF_NEVER;
 }
-size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
+size_t mf_stream_take_stored(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
+static inline size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
+{
+    if (st->stored)
+        return mf_stream_take_stored(s, st, dst, n);
+    if (n > st->in - st->out) /* zeros: only counted */
+        n = st->in - st->out;
+    if (dst)
+        memset(dst, 0, n);
+    st->out += n;
+    s->stream_bytes -= n; /* collector.c account() */
+    if (s->stream_bytes > s->stream_peak)
+        s->stream_peak = s->stream_bytes;
+    return n;
+}
 /* data == NULL pushes len zero bytes. */
 uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, size_t len,
                         uint64_t ready);

@@ -41,8 +41,10 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     int busy = 0;
     for (int j = 0, i = s->eng_rr; j < s->nengines; j++, i = i + 1 == s->nengines ? 0 : i + 1) {
         mf_engine_t *e = s->eng[i]; /* from eng_rr on, round: fair CGR slots */
-        mf_ccm_start_ready(s, e, now);
-        mf_ccm_progress(s, e, now, &busy);
+        if (e->waiting & ~e->running) /* else there is nothing to start */
+            mf_ccm_start_ready(s, e, now);
+        if (e->running)
+            mf_ccm_progress(s, e, now, &busy);
     }
     if (s->nengines && ++s->eng_rr == s->nengines)
         s->eng_rr = 0;

@@ -102,14 +102,10 @@ void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
         }
 }
 
-/* Write len bytes leaving the switch at cycle `now` (charged to this
- * cycle's DMA budget); they land in host memory PCIe latency after `lands`. */
-void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
-                  size_t len, uint64_t now, uint64_t lands)
+/* The bytes of mf_dma_write (switch.h), for a receive buffer or callback. */
+void mf_dma_write_data(mf_coll_t *c, uint64_t off, const uint8_t *src, size_t len)
 {
     const mf_buf_t *b = &c->req.recv;
-    budgets(n, d, now);
-    d->wr_left = len < d->wr_left ? d->wr_left - (uint32_t)len : 0;
     if (len && b->base) {
         if (off + len <= b->len && src)
             memcpy((uint8_t *)b->base + off, src, len);
@@ -127,8 +123,6 @@ void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const ui
             b->write(b->ctx, off, zeros, len);
         }
     }
-    if (lands + n->pcie > c->host_done)
-        c->host_done = lands + n->pcie;
 }
 
 void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now)

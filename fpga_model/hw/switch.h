@@ -278,9 +278,20 @@ static inline uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t no
     mf_dma_budgets(n, d, now);
     return d->wr_left;
 }
-/* src == NULL writes len zero bytes. */
-void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
-                  size_t len, uint64_t now, uint64_t lands);
+void mf_dma_write_data(mf_coll_t *c, uint64_t off, const uint8_t *src, size_t len);
+/* Write len bytes leaving the switch at cycle `now` (charged to this
+ * cycle's DMA budget); they land in host memory PCIe latency after `lands`.
+ * src == NULL writes len zero bytes. */
+static inline void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off,
+                                const uint8_t *src, size_t len, uint64_t now, uint64_t lands)
+{
+    mf_dma_budgets(n, d, now);
+    d->wr_left = len < d->wr_left ? d->wr_left - (uint32_t)len : 0;
+    if (len && (c->req.recv.base || c->req.recv.write))
+        mf_dma_write_data(c, off, src, len);
+    if (lands + n->pcie > c->host_done)
+        c->host_done = lands + n->pcie;
+}
 void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
 /* ct.c */
 int mf_ct_config(mf_engine_t *e, int ctx, const mf_ct_entry_t *entry, char *err, size_t len);

@@ -154,6 +154,14 @@ void mf_aglu_combine(mf_op_t op, mf_dtype_t t, void *acc, const void *src, size_
         fn(acc, src, nbytes);
 }
 
+int mf_aglu_zero_closed(mf_op_t op, mf_dtype_t t, size_t nbytes)
+{
+    /* every op of the table maps (0, 0) to 0: sum, prod (+0 for floats),
+     * min, max, the logical ops (0/1 results) and the bitwise ones */
+    return (unsigned)op < MF_OP_COUNT && (unsigned)t < MF_DT_COUNT && aglu_table[op][t] != NULL &&
+           nbytes % aglu_elem_bytes[t] == 0;
+}
+
 unsigned mf_aglu_lanes(unsigned phit_bits, mf_dtype_t t)
 {
     assert((unsigned)t < MF_DT_COUNT);

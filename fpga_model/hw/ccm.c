@@ -63,6 +63,7 @@ static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
     free(c->sk);
     free(c->sk_by_off);
     free(c->sk_active);
+    free(c->rd_st);
     free(c->counts);
     free(c);
 }
@@ -150,7 +151,8 @@ static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
         while (c->first_live < c->nfl && c->fl[c->first_live].done)
             c->first_live++; /* flows mostly finish in build order */
         for (int i = c->first_live; i < c->nfl; i++)
-            *busy |= mf_flow_step(s, c, &c->fl[i], now);
+            if (!c->fl[i].done && c->fl[i].next_check <= now) /* else it would return 0 */
+                *busy |= mf_flow_step(s, c, &c->fl[i], now);
         if (!c->host_signalled && host_side_done(c))
             signal_host(s->net, c);
     }

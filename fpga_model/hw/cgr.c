@@ -25,8 +25,18 @@ int mf_cgr_acquire(mf_switch_t *s, uint64_t now)
 }
 
 /* Reduce n bytes of every input of f into out (n is whole elements). */
-size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n)
+size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+                     int *zero)
 {
+    /* zeros reduce to zeros: only the bytes are taken */
+    *zero = mf_aglu_zero_closed(c->req.hdr.op, c->req.hdr.dtype, n);
+    for (int i = 0; i < f->nin && *zero; i++)
+        *zero = !c->st[f->in[i]].stored;
+    if (*zero) {
+        for (int i = 0; i < f->nin; i++)
+            mf_stream_take(s, &c->st[f->in[i]], NULL, n);
+        return n;
+    }
     uint8_t tmp[n];
     mf_stream_take(s, &c->st[f->in[0]], out, n);
     for (int i = 1; i < f->nin; i++) {

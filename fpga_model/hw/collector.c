@@ -86,6 +86,16 @@ static void ring_put(uint8_t *buf, uint64_t cap, uint64_t at, const uint8_t *src
     memcpy(buf, src + first, n - first);
 }
 
+/* Zero n bytes of the ring buf of capacity cap from stream offset at. */
+static void ring_zero(uint8_t *buf, uint64_t cap, uint64_t at, size_t n)
+{
+    if (!n)
+        return;
+    size_t pos = at & (cap - 1), first = n < cap - pos ? n : cap - pos;
+    memset(buf + pos, 0, first);
+    memset(buf, 0, n - first);
+}
+
 /* Copy n bytes at stream offset at out of the ring buf of capacity cap. */
 static void ring_get(const uint8_t *buf, uint64_t cap, uint64_t at, uint8_t *dst, size_t n)
 {
@@ -104,7 +114,8 @@ static uint64_t grown(uint64_t cap, uint64_t min, uint64_t need)
     return cap;
 }
 
-/* Room for `more` bytes beyond the buffered ones; -1 if out of memory. */
+/* Room for `more` bytes beyond the buffered ones (which are moved to a new
+ * ring if they are stored); -1 if out of memory. */
 static int reserve_bytes(mf_stream_t *st, uint64_t more)
 {
     uint64_t held = st->in - st->out;
@@ -114,7 +125,7 @@ static int reserve_bytes(mf_stream_t *st, uint64_t more)
     uint8_t *buf = aligned_alloc(LINE, cap); /* cap is a power of two >= LINE */
     if (!buf)
         return -1;
-    if (held) { /* the bytes keep their offsets: move the old ring's two pieces */
+    if (held && st->stored) { /* the bytes keep their offsets: move the old ring's two pieces */
         uint64_t pos = st->out & (st->cap - 1), first = held < st->cap - pos ? held : st->cap - pos;
         ring_put(buf, cap, st->out, st->buf + pos, first);
         ring_put(buf, cap, st->out + first, st->buf, held - first);
@@ -152,12 +163,28 @@ uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, si
 {
     if ((st->in > st->out || st->last_empty) && ready < st->last_ready)
         ready = st->last_ready;
-    if (reserve_bytes(st, len) || reserve_seg(st)) {
+    if (st->stored && !data && st->in == st->out)
+        st->stored = 0; /* nothing buffered: zeros need no storage again */
+    if (!st->stored && data && len) { /* real bytes after zeros: store the zeros */
+        if (reserve_bytes(st, len)) {
+            s->net->failed = 1;
+            strcpy(s->net->err, "out of memory growing a stream buffer");
+            return ready;
+        }
+        ring_zero(st->buf, st->cap, st->out, st->in - st->out);
+        st->stored = 1;
+    }
+    if ((st->stored && reserve_bytes(st, len)) || reserve_seg(st)) {
         s->net->failed = 1;
         strcpy(s->net->err, "out of memory growing a stream buffer");
         return ready;
     }
-    ring_put(st->buf, st->cap, st->in, data, len);
+    if (st->stored) {
+        if (data)
+            ring_put(st->buf, st->cap, st->in, data, len);
+        else
+            ring_zero(st->buf, st->cap, st->in, len);
+    }
     st->in += len;
     *seg_at(st, st->seg_tail++) = (mf_seg_t){.ready = ready, .end = st->in};
     st->last_ready = ready;
@@ -168,26 +195,9 @@ uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, si
     return ready;
 }
 
-uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
-{
-    if (st->seg_head == st->seg_tail)
-        return st->ready_end - st->out;
-    /* a DMA read's segment waits a PCIe latency to be due: long enough to
-     * fall out of cache, so fetch the next few early */
-    __builtin_prefetch(seg_at(st, st->seg_head + 4));
-    while (st->seg_head != st->seg_tail && seg_at(st, st->seg_head)->ready <= now)
-        st->ready_end = seg_at(st, st->seg_head++)->end;
-    return st->ready_end - st->out;
-}
-
-/* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
-uint64_t mf_stream_next_ready(const mf_stream_t *st)
-{
-    return st->seg_head != st->seg_tail ? seg_at(st, st->seg_head)->ready : MF_NEVER;
-}
 
 /* Take n bytes (n <= available) into dst (may be NULL to drop them). */
-size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
+size_t mf_stream_take_stored(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
 {
     if (n > st->in - st->out)
         n = st->in - st->out;
@@ -240,7 +250,7 @@ static int deliver(mf_switch_t *s, mf_coll_t *c, mf_pkt_t *k)
     }
     if (k->h.last)
         st->closed = 1; /* seen by the consumer with the packet's data */
-    mf_stream_push(s, st, k->data, k->len, k->ready);
+    mf_stream_push(s, st, k->zero ? NULL : k->data, k->len, k->ready);
     mf_pkt_free(&s->net->pool, k);
     return 1;
 }

@@ -60,8 +60,18 @@ int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
 {
     c->sk_by_off = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_by_off);
     c->sk_active = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_active);
-    if (!c->sk_by_off || !c->sk_active || order_sinks(c))
+    c->rd_st = malloc(((size_t)c->nst + 1) * sizeof *c->rd_st);
+    if (!c->sk_by_off || !c->sk_active || !c->rd_st || order_sinks(c))
         return -1;
+    for (int i = 0; i < c->nst; i++)
+        if (c->st[i].kind == MF_ST_HOST && c->st[i].issued < c->st[i].len)
+            c->rd_st[c->nrd++] = i;
+    for (int i = 0; i < c->nfl; i++) {
+        mf_flow_t *f = &c->fl[i];
+        f->blk = -1;
+        f->act_end = UINT64_MAX;
+        f->next_off = f->nsink ? c->sk[c->sk_by_off[f->sink0]].off : UINT64_MAX;
+    }
     for (int i = 0; i < c->nsk; i++) {
         mf_sink_t *k = &c->sk[i];
         mf_flow_t *f = &c->fl[k->flow];
@@ -75,9 +85,14 @@ int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
     return 0;
 }
 
+/* f->next_off (offset of the next sink by offset) tells when there is
+ * anything to activate, f->act_end (first end of an active sink) when there
+ * is anything to retire. */
 static void activate_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f)
 {
     uint64_t horizon = f->pos + s->net->datapath_bytes;
+    if (f->next_off >= horizon)
+        return;
     int *act = &c->sk_active[f->sink0];
     while (f->next_sink < f->nsink) {
         int idx = c->sk_by_off[f->sink0 + f->next_sink];
@@ -90,21 +105,29 @@ static void activate_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f)
         for (; j > 0 && act[j - 1] > idx; j--)
             act[j] = act[j - 1];
         act[j] = idx;
+        if (c->sk[idx].off + c->sk[idx].len < f->act_end)
+            f->act_end = c->sk[idx].off + c->sk[idx].len;
     }
+    f->next_off = f->next_sink < f->nsink ? c->sk[c->sk_by_off[f->sink0 + f->next_sink]].off
+                                          : UINT64_MAX;
 }
 
 static void retire_sinks(mf_coll_t *c, mf_flow_t *f)
 {
+    if (f->pos < f->act_end)
+        return;
     int *act = &c->sk_active[f->sink0], m = 0;
-    for (int i = 0; i < f->nactive; i++)
-        if (c->sk[act[i]].off + c->sk[act[i]].len > f->pos)
+    uint64_t end = UINT64_MAX;
+    for (int i = 0; i < f->nactive; i++) {
+        uint64_t e = c->sk[act[i]].off + c->sk[act[i]].len;
+        if (e > f->pos) {
             act[m++] = act[i];
+            if (e < end)
+                end = e;
+        }
+    }
     f->nactive = m;
-}
-
-static mf_sink_t *active_sink(mf_coll_t *c, const mf_flow_t *f, int i)
-{
-    return &c->sk[c->sk_active[f->sink0 + i]];
+    f->act_end = end;
 }
 
 /* Bytes the inputs can supply this cycle. */
@@ -128,7 +151,7 @@ static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
 /* Bytes of the partner's stream for this sink that it has consumed (the
  * credits that have come back).  Collectives on one communicator run in the
  * same order everywhere, so the partner's instance is matched by sequence. */
-static uint64_t partner_consumed(mf_switch_t *s, mf_coll_t *c, const mf_sink_t *k)
+static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_switch_t *s, mf_coll_t *c, const mf_sink_t *k)
 {
     const mf_engine_t *pe = &s->net->eng[k->dest];
     unsigned ctx = c->req.hdr.ctx;
@@ -143,7 +166,8 @@ static uint64_t partner_consumed(mf_switch_t *s, mf_coll_t *c, const mf_sink_t *
 /* Room a sink has this cycle, or UINT64_MAX.  Network and internal streams
  * are flow-controlled end to end with a window of one input FIFO
  * (001 sec. 4.1: 48 KB); credits are seen without delay (doc/model.md). */
-static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t now)
+static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k,
+                                                          uint64_t now)
 {
     uint64_t win = s->net->p.input_fifo_bytes;
     switch (k->kind) {
@@ -167,19 +191,24 @@ static uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t n
     }
 }
 
-/* Limit n so no sink receives more than it has room for. */
+/* Limit n so no sink receives more than it has room for.  If that leaves
+ * nothing, *blk is the sink that had no room at the flow's position. */
 static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n,
-                               uint64_t now)
+                               uint64_t now, int *blk)
 {
-    for (int i = 0; i < f->nactive && n; i++) {
-        mf_sink_t *k = active_sink(c, f, i);
-        uint64_t lo = k->off > f->pos ? k->off : f->pos;
-        uint64_t hi = min_u64(k->off + k->len, f->pos + n);
+    const int *act = &c->sk_active[f->sink0];
+    uint64_t pos = f->pos;
+    for (int i = 0, na = f->nactive; i < na && n; i++) {
+        mf_sink_t *k = &c->sk[act[i]];
+        uint64_t lo = k->off > pos ? k->off : pos;
+        uint64_t hi = min_u64(k->off + k->len, pos + n);
         if (lo >= hi)
             continue;
         uint64_t room = sink_room(s, c, k, now);
-        if (hi - lo > room)
-            n = lo - f->pos + room;
+        if (hi - lo > room) {
+            n = lo - pos + room;
+            *blk = act[i];
+        }
     }
     return n;
 }
@@ -235,8 +264,11 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
         if (!head)
             return;
         head->len = p2 * pb;
-        memcpy(head->data, pk->data, head->len);
-        memmove(pk->data, pk->data + head->len, pk->len - head->len);
+        head->zero = pk->zero;
+        if (!pk->zero) {
+            memcpy(head->data, pk->data, head->len);
+            memmove(pk->data, pk->data + head->len, pk->len - head->len);
+        }
         pk->len -= head->len;
         emit(s, c, k, head, 0, ready);
     }
@@ -247,18 +279,21 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
  * 001 sec. 2.5): waiting to fill it could wait on data that only comes
  * after it has been delivered (a ring). */
 static int flush_starved(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t moved,
-                         uint64_t input_left, uint64_t now)
+                         uint64_t input_left, uint64_t ready)
 {
     int pending = 0;
-    for (int i = 0; i < f->nsink && f->net_sinks; i++) {
-        mf_sink_t *k = &c->sk[f->sink0 + i];
-        if (k->kind != MF_SINK_NET || !k->pk || !k->pk->len)
-            continue;
-        if (moved || input_left)
-            pending = 1; /* still streaming, or held up by a full sink */
-        else
-            net_flush(s, c, k, now + flow_latency(&s->net->p, f));
+    if (!f->net_sinks)
+        return 0;
+    mf_sink_t *k = &c->sk[f->sink0], *end = k + f->nsink;
+    if (moved || input_left) { /* still streaming, or held up by a full sink */
+        for (; k < end; k++)
+            if (k->kind == MF_SINK_NET && k->pk && k->pk->len)
+                return 1;
+        return 0;
     }
+    for (; k < end; k++)
+        if (k->kind == MF_SINK_NET && k->pk && k->pk->len)
+            net_flush(s, c, k, ready);
     return pending;
 }
 
@@ -276,20 +311,33 @@ static size_t packet_target(const mf_net_t *n, const mf_sink_t *k, size_t have)
     return p2 * n->phit_bytes < rest ? p2 * n->phit_bytes : rest;
 }
 
+/* src == NULL appends zeros: a packet of zeros only counts them (pk->zero). */
 static void sink_net(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_t *src,
                      size_t n, uint64_t ready)
 {
     while (n) {
-        if (!k->pk && !(k->pk = new_packet(s)))
-            return;
-        size_t target = packet_target(s->net, k, k->pk->len);
-        size_t m = target - k->pk->len;
+        if (!k->pk) {
+            if (!(k->pk = new_packet(s)))
+                return;
+            k->pk->zero = 1;
+        }
+        mf_pkt_t *pk = k->pk;
+        size_t target = packet_target(s->net, k, pk->len);
+        size_t m = target - pk->len;
         if (m > n)
             m = n;
-        memcpy(k->pk->data + k->pk->len, src, m);
-        k->pk->len += (uint32_t)m;
+        if (src && pk->zero) {
+            memset(pk->data, 0, pk->len);
+            pk->zero = 0;
+        }
+        if (src)
+            memcpy(pk->data + pk->len, src, m);
+        else if (!pk->zero)
+            memset(pk->data + pk->len, 0, m);
+        pk->len += (uint32_t)m;
         k->done += m;
-        src += m;
+        if (src)
+            src += m;
         n -= m;
         if (k->pk->len == target || k->done == k->len)
             net_flush(s, c, k, ready);
@@ -308,16 +356,17 @@ static void sink_stream(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_
 
 /* Deliver output bytes [pos, pos+n) to every sink whose range covers them. */
 static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf, uint64_t n,
-                    uint64_t now)
+                    uint64_t now, uint64_t ready)
 {
-    uint64_t ready = now + flow_latency(&s->net->p, f);
-    for (int i = 0; i < f->nactive; i++) {
-        mf_sink_t *k = active_sink(c, f, i);
-        uint64_t lo = k->off > f->pos ? k->off : f->pos;
-        uint64_t hi = min_u64(k->off + k->len, f->pos + n);
+    const int *act = &c->sk_active[f->sink0];
+    uint64_t pos = f->pos;
+    for (int i = 0, na = f->nactive; i < na; i++) {
+        mf_sink_t *k = &c->sk[act[i]];
+        uint64_t lo = k->off > pos ? k->off : pos;
+        uint64_t hi = min_u64(k->off + k->len, pos + n);
         if (lo >= hi)
             continue;
-        const uint8_t *src = buf + (lo - f->pos);
+        const uint8_t *src = buf ? buf + (lo - pos) : NULL;
         size_t m = hi - lo;
         if (k->kind == MF_SINK_HOST) {
             mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, now, ready);
@@ -329,6 +378,26 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
             sink_stream(s, c, k, src, m, ready);
         }
     }
+}
+
+/* Produce n output bytes and hand them to the sinks. */
+static void move(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t now,
+                 uint64_t ready)
+{
+    uint8_t buf[n];
+    int zero;
+    if (f->kind == MF_FLOW_REDUCE) {
+        mf_cgr_reduce(s, c, f, buf, n, &zero);
+    } else if (f->kind == MF_FLOW_COPY) { /* one input: what mf_l2_serialise does */
+        mf_stream_t *st = &c->st[f->in[0]];
+        zero = !st->stored;
+        mf_stream_take(s, st, zero ? NULL : buf, n < st->len - st->out ? n : st->len - st->out);
+    } else {
+        mf_l2_serialise(s, c, f, buf, n, &zero);
+    }
+    deliver(s, c, f, zero ? NULL : buf, n, now, ready);
+    f->pos += n;
+    retire_sinks(c, f);
 }
 
 static int inputs_closed(mf_coll_t *c, mf_flow_t *f);
@@ -364,9 +433,9 @@ static int empty_sink_due(mf_coll_t *c, mf_flow_t *f, const mf_sink_t *k)
 
 /* Zero-length sink ranges still signal: an empty last packet, a closed
  * stream, a completion for the host. */
-static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now,
+                               uint64_t ready)
 {
-    uint64_t ready = now + flow_latency(&s->net->p, f);
     for (int i = 0; i < f->nsink && f->empty_left; i++) {
         mf_sink_t *k = &c->sk[f->sink0 + i];
         if (k->len != 0 || k->done || !empty_sink_due(c, f, k))
@@ -415,6 +484,21 @@ int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     if (f->done || f->next_check > now)
         return 0;
+    /* A step that moved nothing because a sink had no room at the flow's
+     * position, with input waiting and no zero-length sink pending, changed
+     * nothing; while that sink still has no room, stepping again would do
+     * the same (input only grows, the position and the sinks' packets stay
+     * put), so only what it had to do anyway is repeated: a reduction takes
+     * its CGR slot before it looks at its sinks. */
+    if (f->blk >= 0) {
+        if (sink_room(s, c, &c->sk[f->blk], now) == 0) {
+            if (f->kind == MF_FLOW_REDUCE)
+                mf_cgr_acquire(s, now);
+            f->next_check = now + 1;
+            return 1;
+        }
+        f->blk = -1;
+    }
     int busy = flow_step(s, c, f, now);
     f->next_check = busy ? now + 1 : next_arrival(c, f);
     return busy;
@@ -427,27 +511,27 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     uint64_t in_now = input_avail(c, f, now);
     if (f->kind == MF_FLOW_REDUCE && in_now && f->pos < f->len && !mf_cgr_acquire(s, now))
         return 1; /* every CGR unit is busy this cycle: try the next */
+    uint64_t ready = now + flow_latency(&s->net->p, f);
     uint64_t avail = min_u64(in_now, s->net->datapath_bytes);
     avail = min_u64(avail, f->len - f->pos);
     activate_sinks(s, c, f);
-    uint64_t n = limit_by_sinks(s, c, f, avail, now);
-    if (n) {
-        uint8_t buf[n];
-        if (f->kind == MF_FLOW_REDUCE)
-            mf_cgr_reduce(s, c, f, buf, n);
-        else
-            mf_l2_serialise(s, c, f, buf, n);
-        deliver(s, c, f, buf, n, now);
-        f->pos += n;
-        retire_sinks(c, f);
-    }
-    finish_empty_sinks(s, c, f, now);
-    int pending = flush_starved(s, c, f, n, in_now - n, now);
+    int blk = -1;
+    uint64_t n = limit_by_sinks(s, c, f, avail, now, &blk);
+    f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
+    if (n)
+        move(s, c, f, n, now, ready);
+    if (f->empty_left)
+        finish_empty_sinks(s, c, f, now, ready);
+    int pending = flush_starved(s, c, f, n, in_now - n, ready);
     if (f->pos == f->len && inputs_closed(c, f)) {
         f->done = 1;
         c->flows_left--;
         return 0;
     }
-    /* more input already here, or sinks were full: try again next cycle */
-    return pending || n < avail || in_now > n || (n && input_avail(c, f, now) > 0);
+    /* more input already here, or sinks were full: try again next cycle.  A
+     * COPY input has in_now - n bytes left now (what is pushed this cycle is
+     * usable later); a CONCAT may have moved on to its next input and a
+     * REDUCE rounds to elements, so those look again. */
+    return pending || n < avail || in_now > n ||
+           (n && f->kind != MF_FLOW_COPY && input_avail(c, f, now) > 0);
 }

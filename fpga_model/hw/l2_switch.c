@@ -6,16 +6,24 @@
  * the switch allocator serves like an input).  Packets for an engine on the
  * same switch loop back without leaving it.
  */
+#include <string.h>
+
 #include "hw/switch.h"
 
-size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n)
+size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+                       int *zero)
 {
     size_t got = 0;
+    *zero = 1; /* out is not filled while everything taken is zero */
     while (got < n && f->cur < f->nin) {
         mf_stream_t *st = &c->st[f->in[f->cur]];
         uint64_t left = st->len - st->out;
         size_t m = n - got < left ? n - got : (size_t)left;
-        got += mf_stream_take(s, st, out + got, m);
+        if (*zero && st->stored) {
+            memset(out, 0, got);
+            *zero = 0;
+        }
+        got += mf_stream_take(s, st, *zero ? NULL : out + got, m);
         if (st->out == st->len && f->kind == MF_FLOW_CONCAT)
             f->cur++;
         if (f->kind != MF_FLOW_CONCAT)

@@ -21,6 +21,7 @@ typedef struct mf_pkt {
     uint8_t out_vc;    /* VC on the output link */
     uint8_t in_vc;     /* VC it occupies at this hop */
     int8_t in_port;    /* network port it arrived on, -1 if injected here */
+    uint8_t zero;      /* payload is all zero and data[] is not filled (flow.c) */
     uint64_t ready;    /* cycle from which the head may be used here */
     uint64_t tail_fx;  /* 16.16 fixed-point cycle the tail is here */
     uint64_t born;     /* cycle the packet was created (latency stats) */

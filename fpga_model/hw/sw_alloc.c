@@ -120,7 +120,7 @@ void mf_sw_alloc(mf_switch_t *s, uint64_t now)
     }
     requests_t r;
     uint32_t ports = 0; /* outputs with at least one request */
-    for (unsigned w = 0; w < MF_VC_WORDS; w++) { /* input VCs holding packets */
+    for (unsigned w = 0; w < (nin + 63) / 64; w++) { /* input VCs holding packets */
         for (uint64_t m = s->vc_held[w]; m; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
             mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(s, i));

@@ -14,11 +14,6 @@ int mf_rank_switch(const mf_net_t *n, int grank)
     return n->topo->node_sw[grank / n->topo->ppn];
 }
 
-void mf_switch_wake(mf_switch_t *s, uint64_t cycle)
-{
-    mf_sim_wake(&s->net->sim, &s->mod, cycle);
-}
-
 static void consume(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;
@@ -44,13 +39,15 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     mf_switch_t *s = (mf_switch_t *)m;
     uint64_t now = sim->now;
     int busy = 0;
-    for (int j = 0; j < s->nengines; j++) {
-        mf_engine_t *e = s->eng[(j + s->eng_rr) % s->nengines]; /* fair CGR slots */
-        mf_ccm_start_ready(s, e, now);
-        mf_ccm_progress(s, e, now, &busy);
+    for (int j = 0, i = s->eng_rr; j < s->nengines; j++, i = i + 1 == s->nengines ? 0 : i + 1) {
+        mf_engine_t *e = s->eng[i]; /* from eng_rr on, round: fair CGR slots */
+        if (e->waiting & ~e->running) /* else there is nothing to start */
+            mf_ccm_start_ready(s, e, now);
+        if (e->running)
+            mf_ccm_progress(s, e, now, &busy);
     }
-    if (s->nengines)
-        s->eng_rr = (s->eng_rr + 1) % s->nengines;
+    if (s->nengines && ++s->eng_rr == s->nengines)
+        s->eng_rr = 0;
     mf_l1_eject_ready(s, now);
     mf_sw_alloc(s, now);
     if (busy || has_queued(s))

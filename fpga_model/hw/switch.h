@@ -19,6 +19,7 @@
 #define MF_SWITCH_H
 
 #include <stdint.h>
+#include <string.h>
 #include "mpifpga/model.h"
 #include "mpifpga/wire.h"
 #include "hw/fifo.h"
@@ -67,6 +68,8 @@ typedef struct {
     uint64_t issued;   /* HOST: bytes the DMA has requested */
     uint64_t extra_win; /* INTERNAL: bytes it may hold beyond one FIFO window */
     uint8_t kind;
+    uint8_t stored;    /* 0: the buffered bytes are all zero and buf is not
+                        * used (timing-only runs move zeros); 1: buf holds them */
     uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
     uint8_t tag;       /* NET: schedule edge */
     uint64_t *check;   /* consumer flow's next_check (set after the build) */
@@ -102,6 +105,9 @@ typedef struct {
     int next_sink;     /* sinks by offset before this one have been activated */
     int nactive;       /* active sinks (flow.c): sk_active[sink0 .. sink0+nactive) */
     uint64_t next_check; /* earliest cycle stepping it can do anything */
+    int blk;           /* sink that stopped the last step, or -1 (flow.c) */
+    uint64_t next_off; /* offset of the next sink to activate, UINT64_MAX if none */
+    uint64_t act_end;  /* smallest end of an active sink, UINT64_MAX if none */
 } mf_flow_t;
 
 /* One collective call of one rank, as the switch executes it. */
@@ -124,6 +130,7 @@ typedef struct mf_coll {
     int flows_left;
     int first_live;     /* flows before it are done */
     int reads_left;     /* HOST streams the DMA has not finished reading */
+    int *rd_st, nrd;    /* those streams, in index order (dma.c) */
     int host_sinks_left; /* HOST sinks not complete */
     uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;
@@ -232,7 +239,10 @@ typedef struct mf_net {
 /* switch.c */
 int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id);
 void mf_switch_fini(mf_switch_t *s);
-void mf_switch_wake(mf_switch_t *s, uint64_t cycle);
+static inline void mf_switch_wake(mf_switch_t *s, uint64_t cycle)
+{
+    mf_sim_wake(&s->net->sim, &s->mod, cycle);
+}
 int mf_rank_switch(const mf_net_t *n, int grank);
 
 /* route.c */
@@ -254,9 +264,34 @@ static inline mf_fifo_t *mf_l1_fifo(mf_switch_t *s, unsigned in_vc)
 }
 /* dma.c */
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
-uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now);
-void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off, const uint8_t *src,
-                  size_t len, uint64_t now, uint64_t lands);
+/* This cycle's DMA byte budgets, set up by their first user in a cycle. */
+static inline void mf_dma_budgets(mf_net_t *n, mf_dma_t *d, uint64_t now)
+{
+    if (d->rd_budget_cycle != now + 1) {
+        d->rd_budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
+        d->rd_left = n->dma_bytes;
+        d->wr_left = n->dma_bytes;
+    }
+}
+static inline uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now)
+{
+    mf_dma_budgets(n, d, now);
+    return d->wr_left;
+}
+void mf_dma_write_data(mf_coll_t *c, uint64_t off, const uint8_t *src, size_t len);
+/* Write len bytes leaving the switch at cycle `now` (charged to this
+ * cycle's DMA budget); they land in host memory PCIe latency after `lands`.
+ * src == NULL writes len zero bytes. */
+static inline void mf_dma_write(mf_net_t *n, mf_dma_t *d, mf_coll_t *c, uint64_t off,
+                                const uint8_t *src, size_t len, uint64_t now, uint64_t lands)
+{
+    mf_dma_budgets(n, d, now);
+    d->wr_left = len < d->wr_left ? d->wr_left - (uint32_t)len : 0;
+    if (len && (c->req.recv.base || c->req.recv.write))
+        mf_dma_write_data(c, off, src, len);
+    if (lands + n->pcie > c->host_done)
+        c->host_done = lands + n->pcie;
+}
 void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
 /* ct.c */
 int mf_ct_config(mf_engine_t *e, int ctx, const mf_ct_entry_t *entry, char *err, size_t len);
@@ -273,18 +308,55 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
 /* collector.c */
 void mf_collector_accept(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
 void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c);
-uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now);
-uint64_t mf_stream_next_ready(const mf_stream_t *st);
-size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
+/* Bytes of st usable at cycle now (segments that became ready are dropped
+ * from its segment ring). */
+static inline uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
+{
+    if (st->seg_head == st->seg_tail)
+        return st->ready_end - st->out;
+    /* a DMA read's segment waits a PCIe latency to be due: long enough to
+     * fall out of cache, so fetch the next few early */
+    uint64_t mask = st->seg_cap - 1;
+    __builtin_prefetch(&st->seg[(st->seg_head + 4) & mask]);
+    while (st->seg_head != st->seg_tail && st->seg[st->seg_head & mask].ready <= now)
+        st->ready_end = st->seg[st->seg_head++ & mask].end;
+    return st->ready_end - st->out;
+}
+/* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
+static inline uint64_t mf_stream_next_ready(const mf_stream_t *st)
+{
+    return st->seg_head != st->seg_tail ? st->seg[st->seg_head & (st->seg_cap - 1)].ready
+                                        : MF_NEVER;
+}
+size_t mf_stream_take_stored(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n);
+static inline size_t mf_stream_take(mf_switch_t *s, mf_stream_t *st, uint8_t *dst, size_t n)
+{
+    if (st->stored)
+        return mf_stream_take_stored(s, st, dst, n);
+    if (n > st->in - st->out) /* zeros: only counted */
+        n = st->in - st->out;
+    if (dst)
+        memset(dst, 0, n);
+    st->out += n;
+    s->stream_bytes -= n; /* collector.c account() */
+    if (s->stream_bytes > s->stream_peak)
+        s->stream_peak = s->stream_bytes;
+    return n;
+}
+/* data == NULL pushes len zero bytes. */
 uint64_t mf_stream_push(mf_switch_t *s, mf_stream_t *st, const uint8_t *data, size_t len,
                         uint64_t ready);
 void mf_stream_drop(mf_switch_t *s, mf_stream_t *st);
 void mf_stream_close(mf_stream_t *st, uint64_t visible);
 /* cgr.c */
 int mf_cgr_acquire(mf_switch_t *s, uint64_t now);
-size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
+size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+                     int *zero);
 /* l2_switch.c */
-size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n);
+/* Both fill out and return 1, or return 0 and leave out unset if the n
+ * bytes are all zero (taken from streams that hold only zeros). */
+size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+                       int *zero);
 #define MF_L2_LOOPBACK (-3) /* mf_l2_queue: the destination is on this switch */
 int mf_l2_queue(mf_switch_t *s, uint16_t dest);
 int mf_l2_can_emit(mf_switch_t *s, int queue);

@@ -30,6 +30,7 @@ void mf_sim_fini(mf_sim_t *s)
         free(s->wheel[i].ids);
     free(s->mods);
     free(s->due);
+    free(s->soon);
     free(s->heap);
     free(s->run);
     *s = (mf_sim_t){0};
@@ -44,6 +45,8 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
     m->last_req = MF_NEVER;
     m->id = (uint32_t)s->nmods;
     s->mods[s->nmods++] = m;
+    if (grow((void **)&s->run, &s->caprun, s->nmods, sizeof *s->run))
+        return -1; /* a cycle runs each module at most once */
     size_t words = (s->nmods + 63) / 64;
     if (words > s->capdue) {
         uint64_t *d = realloc(s->due, words * sizeof *d);
@@ -51,6 +54,11 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
             return -1;
         d[words - 1] = 0;
         s->due = d;
+        uint64_t *q = realloc(s->soon, words * sizeof *q);
+        if (!q)
+            return -1;
+        q[words - 1] = 0;
+        s->soon = q;
         s->capdue = words;
     }
     return 0;
@@ -105,14 +113,8 @@ static int bucket_add(mf_bucket_t *b, uint32_t id)
     return 0;
 }
 
-int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+int mf_sim_enqueue(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
 {
-    if (s->in_produce && cycle <= s->now)
-        cycle = s->now + 1; /* outputs of a produce phase are seen next cycle */
-    if (cycle < s->now)
-        cycle = s->now;
-    if (cycle == m->last_req)
-        return 0;
     m->last_req = cycle;
     if (cycle - s->now < MF_WHEEL) {
         if (bucket_add(&s->wheel[cycle % MF_WHEEL], m->id))
@@ -130,6 +132,8 @@ int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
 uint64_t mf_sim_next(const mf_sim_t *s)
 {
     uint64_t best = s->nheap ? s->heap[0].cycle : MF_NEVER;
+    if (s->soon_any && s->soon_at < best)
+        best = s->soon_at;
     if (s->nwheel) /* the wheel holds only cycles in [now, now + MF_WHEEL) */
         for (uint64_t t = s->now; t < s->now + MF_WHEEL && t < best; t++)
             if (s->wheel[t % MF_WHEEL].n)
@@ -151,8 +155,6 @@ static int collect_due(mf_sim_t *s)
         uint64_t m = s->due[w];
         s->due[w] = 0;
         while (m) {
-            if (grow((void **)&s->run, &s->caprun, s->nrun + 1, sizeof *s->run))
-                return -1;
             s->run[s->nrun++] = s->mods[w * 64 + (size_t)__builtin_ctzll(m)];
             m &= m - 1;
         }
@@ -172,6 +174,14 @@ int mf_sim_step(mf_sim_t *s)
         mark_due(s, b->ids[i]);
     s->nwheel -= b->n;
     b->n = 0;
+    if (s->soon_any && s->soon_at == t) {
+        size_t words = (s->nmods + 63) / 64;
+        for (size_t w = 0; w < words; w++) {
+            s->due[w] |= s->soon[w];
+            s->soon[w] = 0;
+        }
+        s->soon_any = 0;
+    }
     while (s->nheap && s->heap[0].cycle == t) {
         mark_due(s, s->heap[0].id);
         s->heap[0] = s->heap[--s->nheap];

@@ -50,7 +50,12 @@ struct mf_sim {
     mf_module_t **run; /* modules of the current cycle */
     size_t nrun, caprun;
     uint64_t *due;     /* bitmap by module id of the current cycle's modules */
-    size_t capdue;     /* words */
+    size_t capdue;     /* words (of due and soon) */
+    /* wake-ups for cycle soon_at (asked for as now + 1: a busy module asking
+     * for the next cycle, the common case) as a bitmap by module id */
+    uint64_t *soon;
+    uint64_t soon_at;
+    int soon_any;      /* soon has a bit set */
     uint64_t active_cycles; /* cycles in which at least one module ran */
     uint64_t module_steps;  /* module-cycles executed */
     int in_produce;
@@ -60,8 +65,29 @@ int mf_sim_init(mf_sim_t *s);
 void mf_sim_fini(mf_sim_t *s);
 /* Register a module; returns 0 or -1 (out of memory). */
 int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn produce);
-/* Ask for module m to run in `cycle` (> now while producing, >= now otherwise). */
-int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
+/* Queue a wake-up of m at `cycle` (already clamped, not a repeat, not for the
+ * soon bitmap); use mf_sim_wake. */
+int mf_sim_enqueue(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
+/* Ask for module m to run in `cycle` (> now while producing, >= now otherwise).
+ * Inline because most requests repeat the module's last one (a busy module
+ * asks for the next cycle many times per cycle) and are dropped here. */
+static inline int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+{
+    if (s->in_produce && cycle <= s->now)
+        cycle = s->now + 1; /* outputs of a produce phase are seen next cycle */
+    if (cycle < s->now)
+        cycle = s->now;
+    if (cycle == m->last_req)
+        return 0;
+    if (cycle == s->now + 1 && (!s->soon_any || s->soon_at == cycle)) {
+        m->last_req = cycle;
+        s->soon[m->id / 64] |= 1ull << (m->id % 64);
+        s->soon_at = cycle;
+        s->soon_any = 1;
+        return 0;
+    }
+    return mf_sim_enqueue(s, m, cycle);
+}
 /* Cycle of the next scheduled activity, MF_NEVER if none. */
 uint64_t mf_sim_next(const mf_sim_t *s);
 /* Run the next active cycle (consume all, then produce all).  Returns 1 if a

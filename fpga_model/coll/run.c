@@ -162,8 +162,11 @@ int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, vo
             goto out;
         for (int r = 0; r < size; r++)
             sum[r] += lat[r];
-        uint64_t took = one.end - at;
-        at = one.end;
+        /* the next iteration starts when every rank has completed, or when
+         * the network has drained if traffic outlives the last completion */
+        uint64_t next = one.end > mf_net_now(n) ? one.end : mf_net_now(n);
+        uint64_t took = next - at;
+        at = next;
         uint64_t s = arb_state(n);
         int same = i > 0 && s == state && !memcmp(lat, prev, (size_t)size * sizeof *lat);
         state = s;

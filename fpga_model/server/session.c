@@ -11,6 +11,7 @@
 #include "net/topo.h"
 #include "params/params.h"
 #include "server/baseline_calls.h"
+#include "server/movers.h"
 #include "sim/engine.h" /* MF_NEVER */
 #include "transport/shmbuf.h"
 
@@ -697,8 +698,10 @@ static void member_done(void *user, const mf_completion_t *c)
     textf(m->merr, sizeof m->merr, "%s", c->err);
 }
 
-/* Post member m at cycle `at`; -1 with err on failure. */
-static int post_one(mf_session_t *s, member_t *m, uint64_t at, char *err, size_t len)
+/* Post member m at cycle `at`; -1 with err on failure.  timing_only: the
+ * model carries zeros of the same sizes (movers.h places the bytes). */
+static int post_one(mf_session_t *s, member_t *m, uint64_t at, int timing_only, char *err,
+                    size_t len)
 {
     /* Never NULL buffers: with a NULL base the model skips the payload
      * silently, with a real one it checks the lengths. */
@@ -710,8 +713,8 @@ static int post_one(mf_session_t *s, member_t *m, uint64_t at, char *err, size_t
     mf_coll_req_t req = {
         .hdr = m->c.hdr, .at = at, .done = member_done, .user = m,
         .counts = m->c.hdr.opcode == MF_OPC_REDUCE_SCATTER ? m->counts : NULL,
-        .send = {.base = m->send, .len = (size_t)m->c.send_bytes},
-        .recv = {.base = m->recv, .len = (size_t)m->c.recv_bytes}};
+        .send = {.base = timing_only ? NULL : m->send, .len = (size_t)m->c.send_bytes},
+        .recv = {.base = timing_only ? NULL : m->recv, .len = (size_t)m->c.recv_bytes}};
     return mf_net_post(s->net, m->grank, &req, err, len);
 }
 
@@ -739,12 +742,12 @@ static void entry_cycles(mf_session_t *s, record_t *rec, uint64_t now)
 /* Post every member at its entry cycle; on failure the text says why.
  * The members' calls were checked to agree, so a post that fails fails on
  * the first member, leaving the model untouched. */
-static int post_all(mf_session_t *s, record_t *rec, char *text, size_t len)
+static int post_all(mf_session_t *s, record_t *rec, int timing_only, char *text, size_t len)
 {
     char err[200];
     for (int i = 0; i < rec->size; i++) {
         member_t *m = &rec->m[i];
-        if (post_one(s, m, m->at, err, sizeof err) == 0)
+        if (post_one(s, m, m->at, timing_only, err, sizeof err) == 0)
             continue;
         textf(text, len, "%s: rank %d: %s", mpi_name(m->c.hdr.opcode), m->grank, err);
         if (i > 0) /* members 0..i-1 wait in the model for ever */
@@ -815,19 +818,51 @@ static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
     return rc;
 }
 
+/* The members' buffers as movers.h sees them, if the call is a data
+ * movement it can place (else NULL); the caller frees. */
+static mf_mover_member_t *movers_of(const record_t *rec)
+{
+    const mf_proc_hdr_t *h = &rec->m[0].c.hdr;
+    mf_mover_member_t *mv = malloc((size_t)rec->size * sizeof *mv);
+    for (int i = 0; mv && i < rec->size; i++)
+        mv[i] = (mf_mover_member_t){rec->m[i].send, rec->m[i].c.send_bytes, NULL,
+                                    rec->m[i].c.recv_bytes};
+    if (mv && mf_mover_applies(h->opcode, h->root, h->size, mv, rec->size))
+        return mv;
+    free(mv);
+    return NULL;
+}
+
+/* Data movements run timing-only and get their bytes placed (movers.h);
+ * other calls carry their bytes through the model. */
+static void place_results(const record_t *rec, mf_mover_member_t *mv)
+{
+    const mf_proc_hdr_t *h = &rec->m[0].c.hdr;
+    for (int i = 0; i < rec->size; i++)
+        mv[i].recv = rec->m[i].recv;
+    mf_mover_place(h->opcode, h->root, h->size, mv, rec->size);
+}
+
 static int run_model(mf_session_t *s, record_t *rec)
 {
     char text[MF_EM_TEXT_MAX], err[200];
     uint64_t at = mf_net_now(s->net);
+    mf_mover_member_t *mv = movers_of(rec);
     entry_cycles(s, rec, at);
-    if (post_all(s, rec, text, sizeof text))
+    if (post_all(s, rec, mv != NULL, text, sizeof text)) {
+        free(mv);
         return result_all(s, rec, -1, 0, text), -1;
+    }
     if (mf_net_run(s->net, MF_NEVER, err, sizeof err)) {
         textf(text, sizeof text, "%s: the model failed: %s", mpi_name(rec->m[0].c.hdr.opcode),
                  err);
         textf(s->broken, sizeof s->broken, "%s", text);
+        free(mv);
         return result_all(s, rec, -1, 0, text), -1;
     }
+    if (mv)
+        place_results(rec, mv);
+    free(mv);
     return send_results(s, rec, at);
 }
 

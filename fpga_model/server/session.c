@@ -695,7 +695,8 @@ static void member_done(void *user, const mf_completion_t *c)
     member_t *m = user;
     m->complete = c->complete;
     m->status = c->status;
-    textf(m->merr, sizeof m->merr, "%s", c->err);
+    if (c->status) /* formatting costs on every call otherwise */
+        textf(m->merr, sizeof m->merr, "%s", c->err);
 }
 
 /* Post member m at cycle `at`; -1 with err on failure.  timing_only: the

@@ -89,13 +89,15 @@ static int send_msg(model_t *m, size_t n, char *err, size_t len)
 
 /* One message within a wait slice: its length, 0 if none came and the
  * engine is alive, -1 on an error or when the engine is gone ("exited
- * `during`"). */
-static ssize_t recv_slice(model_t *m, const char *during, const uint8_t **msg, void **tok,
-                          char *err, size_t len)
+ * `during` [call]"; the text is only formatted then). */
+static ssize_t recv_slice(model_t *m, const char *during, const char *call,
+                          const uint8_t **msg, void **tok, char *err, size_t len)
 {
     ssize_t n = mf_fab_recv(m->fab, WAIT_SLICE_MS, msg, tok, err, len);
     if (n == 0 && engine_gone(m)) {
-        gone_msg(m, during, err, len);
+        char what[96];
+        snprintf(what, sizeof what, "%s%s", during, call ? call : "");
+        gone_msg(m, what, err, len);
         return -1;
     }
     return n;
@@ -106,7 +108,7 @@ static int wait_welcome(model_t *m, int timeout_s, char *err, size_t len)
     for (int waited = 0; waited < timeout_s * 1000; waited += WAIT_SLICE_MS) {
         const uint8_t *msg;
         void *tok;
-        ssize_t n = recv_slice(m, "before this rank connected", &msg, &tok, err, len);
+        ssize_t n = recv_slice(m, "before this rank connected", NULL, &msg, &tok, err, len);
         if (n < 0)
             return -1;
         if (n == 0)
@@ -228,7 +230,7 @@ static int shm_reply(model_t *m, mf_em_shmbuf_t *b, char *err, size_t len)
     for (;;) {
         const uint8_t *msg;
         void *tok;
-        ssize_t n = recv_slice(m, "while mapping this rank's payload buffer", &msg, &tok, err,
+        ssize_t n = recv_slice(m, "while mapping this rank's payload buffer", NULL, &msg, &tok, err,
                                len);
         if (n < 0)
             return -1;
@@ -380,12 +382,10 @@ static int take_msg(model_t *m, const mf_dev_call_t *c, const uint8_t *msg, size
 
 static int wait_result(model_t *m, const mf_dev_call_t *c, wait_t *w, char *err, size_t len)
 {
-    char during[80];
-    snprintf(during, sizeof during, "during %s", c->mpi_name);
     while (!w->have_result || (w->res.status == 0 && w->got < w->res.recv_bytes)) {
         const uint8_t *msg;
         void *tok;
-        ssize_t n = recv_slice(m, during, &msg, &tok, err, len);
+        ssize_t n = recv_slice(m, "during ", c->mpi_name, &msg, &tok, err, len);
         if (n < 0)
             return -1;
         if (n == 0)

@@ -317,7 +317,6 @@ static int open_fabric(const opts_t *o, mf_fab_t **fab, char *err, size_t len)
     char addr[MF_FAB_ADDRSTR_MAX];
     if (mf_fab_open(o->provider, NRX, fab, err, len))
         return -1;
-    mf_fab_sigpipe_ignored(*fab); /* main ignores SIGPIPE */
     if (mf_fab_addr_string(*fab, addr, sizeof addr)) {
         snprintf(err, len, "cannot format the endpoint's address");
         goto fail;

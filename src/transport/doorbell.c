@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,35 +71,19 @@ void mf_bell_add_peer(mf_bell_t *b, uint64_t idx, const void *name, size_t n)
     if (b->peer_fd[idx] >= 0)
         close(b->peer_fd[idx]);
     bell_path(name, n, path, sizeof path);
-    b->peer_fd[idx] = open(path, O_WRONLY | O_NONBLOCK);
+    /* Read-write, though only written: the FIFO then always has a reader,
+     * so a ring to a peer that died fills it (EAGAIN) instead of raising
+     * SIGPIPE in the application -- no signal mask around each ring. */
+    b->peer_fd[idx] = open(path, O_RDWR | O_NONBLOCK);
 }
 
-/* A peer that exited leaves its FIFO without a reader: the write fails
- * with EPIPE and raises SIGPIPE, which must not reach the application.
- * The signal is blocked around the write and a pending one is taken. */
+/* Ring peer idx: one byte, non-blocking (a full FIFO has been rung). */
 void mf_bell_ring(mf_bell_t *b, uint64_t idx)
 {
-    sigset_t pipe_set, old;
-    if (idx >= b->npeers || b->peer_fd[idx] < 0)
-        return;
-    if (b->pipe_ignored) { /* the engine: two system calls fewer per ring */
-        if (write(b->peer_fd[idx], "", 1) < 0 && errno == EPIPE) {
-            close(b->peer_fd[idx]);
-            b->peer_fd[idx] = -1;
-        }
-        return;
+    if (idx < b->npeers && b->peer_fd[idx] >= 0) {
+        ssize_t w = write(b->peer_fd[idx], "", 1); /* fails only when full: rung already */
+        (void)w;
     }
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    ssize_t w = write(b->peer_fd[idx], "", 1); /* full FIFO (EAGAIN): already rung */
-    if (w < 0 && errno == EPIPE) {
-        struct timespec zero = {0, 0};
-        sigtimedwait(&pipe_set, NULL, &zero);
-        close(b->peer_fd[idx]);
-        b->peer_fd[idx] = -1;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void mf_bell_unlink(mf_bell_t *b)

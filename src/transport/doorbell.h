@@ -20,7 +20,6 @@ typedef struct {
     int *peer_fd;        /* by peer index (fi_addr_t of an AV table), -1 none */
     uint8_t *due;        /* by peer index: a ring is held back (mf_bell_flush) */
     size_t npeers;
-    int pipe_ignored;    /* the process ignores SIGPIPE: rings need no signal mask */
 } mf_bell_t;
 
 /* Create this endpoint's FIFO (name: its libfabric endpoint name). */
@@ -28,8 +27,7 @@ int mf_bell_open(mf_bell_t *b, const void *name, size_t n);
 void mf_bell_close(mf_bell_t *b);
 /* Find peer `idx`'s FIFO from its name (best effort: no FIFO, no rings). */
 void mf_bell_add_peer(mf_bell_t *b, uint64_t idx, const void *name, size_t n);
-/* Ring peer idx.  Unless pipe_ignored, SIGPIPE (peer gone) is blocked
- * around the write, so the application never sees it. */
+/* Ring peer idx (a peer that died is never signalled: see add_peer). */
 void mf_bell_ring(mf_bell_t *b, uint64_t idx);
 /* Remove the FIFO's name once every peer has opened it (they keep their
  * descriptors): nothing is left in /tmp if the process is killed later. */

@@ -68,8 +68,6 @@ void mf_fab_set_gone_check(mf_fab_t *f, mf_fab_gone_fn fn, void *ctx)
     f->gone_ctx = ctx;
 }
 
-void mf_fab_sigpipe_ignored(mf_fab_t *f) { f->bell.pipe_ignored = 1; }
-
 static int fab_err(char *err, size_t len, const char *what, int rc)
 {
     snprintf(err, len, "libfabric %s failed: %s", what, fi_strerror(rc < 0 ? -rc : rc));

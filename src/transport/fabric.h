@@ -55,9 +55,7 @@ int mf_fab_peer_from_name(mf_fab_t *f, const void *name, size_t len, mf_fab_peer
 void mf_fab_set_send_timeout(mf_fab_t *f, int ms);
 typedef int (*mf_fab_gone_fn)(void *ctx, char *err, size_t errlen);
 void mf_fab_set_gone_check(mf_fab_t *f, mf_fab_gone_fn fn, void *ctx);
-/* The caller's process ignores SIGPIPE for good (the engine): doorbell
- * rings skip blocking it. */
-void mf_fab_sigpipe_ignored(mf_fab_t *f);
+
 
 /* Send one message (len <= MF_EM_MAX).  Blocks only while every bounce
  * buffer is in flight or the provider is busy (see above).  0, or -1 with

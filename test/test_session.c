@@ -467,13 +467,19 @@ static void shm_allreduce(mf_session_t *s, mf_shmbuf_t *b)
     call_t c = {.opc = MF_OPC_ALLREDUCE, .op = MF_OP_SUM, .dtype = MF_DT_INT32, .size = 40,
                 .flags = MF_EM_F_SHMBUF};
     mf_em_result_t r;
+    mf_em_shmbuf_t reply;
     uint64_t got;
     int good = 1;
-    forget_sent();
     for (int g = 0; g < 3; g++) {
         int32_t *in = (int32_t *)b[g].base;
         for (int k = 0; k < 10; k++)
             in[k] = g * 1000 - k;
+        if (g == 1)
+            ok(shmbuf(s, 0, b[0].fd, b[0].size, &reply) == 0 && reply.status == -1 &&
+                   strstr(reply.text, "outstanding"),
+               "shmbuf: refused while the rank's call is outstanding (%s)", reply.text);
+        if (g == 0)
+            forget_sent();
         coll(s, &c, g, 21, 3, g, 0, 40, 40);
     }
     for (int g = 0; g < 3; g++) {

@@ -1066,28 +1066,36 @@ static int on_data(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, si
 
 /* ---- SHMBUF ------------------------------------------------------------- */
 
+/* Rank g's payload buffer becomes the one SHMBUF names (none for size 0);
+ * -1 with text if it cannot. */
+static int map_shmbuf(rank_t *r, unsigned g, const mf_em_shmbuf_t *b, char *text, size_t len)
+{
+    if (r->calls) /* its buffer is in use: a rank sends SHMBUF between calls */
+        return textf(text, len, "rank %u has a call outstanding: SHMBUF is taken only "
+                     "between calls", g), -1;
+    mf_shmbuf_release(&r->shm);
+    if (b->size && mf_shmbuf_attach(&r->shm, (int)r->pid, (int)b->fd, b->size, text, len))
+        return -1;
+    return 0;
+}
+
 /* Map the rank's new payload buffer (replacing its old one) and say whether
  * that worked; a rank whose buffer cannot be mapped sends DATA instead. */
 static int on_shmbuf(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, size_t len)
 {
     rank_t *r = live_rank(s, h);
     mf_em_shmbuf_t b, reply = {0};
-    char err[MF_EM_TEXT_MAX];
     if (!r)
         return -1;
     if (mf_em_unpack_shmbuf(msg, len, &b)) {
         logmsg("malformed SHMBUF from rank %u (%zu bytes): ignored", h->grank, len);
         return -1;
     }
-    if (r->calls)
-        logmsg("rank %u replaced its payload buffer with a call outstanding", h->grank);
-    mf_shmbuf_release(&r->shm);
     reply.size = b.size;
-    if (b.size && mf_shmbuf_attach(&r->shm, (int)r->pid, (int)b.fd, b.size, err, sizeof err)) {
+    if (map_shmbuf(r, h->grank, &b, reply.text, sizeof reply.text)) {
         reply.status = -1;
-        textf(reply.text, sizeof reply.text, "%s", err);
         if (s->verbose)
-            logmsg("rank %u: %s; its payloads go in DATA messages", h->grank, err);
+            logmsg("rank %u: %s; its payloads go in DATA messages", h->grank, reply.text);
     }
     mf_em_hdr_t o = {.type = MF_EM_SHMBUF, .grank = h->grank};
     return emit(s, (int)h->grank, mf_em_pack_shmbuf(&o, &reply, s->buf, sizeof s->buf),

@@ -18,11 +18,16 @@ static void expected(unsigned opc, int root, uint64_t blk, int size, int i, uint
     }
 }
 
+int mf_mover_opcode(unsigned opcode)
+{
+    return opcode == MF_OPC_BCAST || opcode == MF_OPC_SCATTER || opcode == MF_OPC_GATHER ||
+           opcode == MF_OPC_ALLGATHER;
+}
+
 int mf_mover_applies(unsigned opcode, unsigned root, uint64_t block, const mf_mover_member_t *m,
                      int size)
 {
-    if (opcode != MF_OPC_BCAST && opcode != MF_OPC_SCATTER && opcode != MF_OPC_GATHER &&
-        opcode != MF_OPC_ALLGATHER)
+    if (!mf_mover_opcode(opcode))
         return 0;
     if (size < 1 || root >= (unsigned)size || block > UINT64_MAX / (uint64_t)size)
         return 0;

@@ -19,6 +19,9 @@ typedef struct {
     uint64_t recv_bytes;
 } mf_mover_member_t;
 
+/* 1 if `opcode` is bcast, scatter, gather or allgather. */
+int mf_mover_opcode(unsigned opcode);
+
 /* 1 if `opcode` moves data and every member's byte counts are the ones a
  * call of `block` bytes (the processor header's size) from comm rank
  * `root` has, so mf_mover_place can fill the results; else 0 (the call

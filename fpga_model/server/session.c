@@ -704,8 +704,9 @@ static void member_done(void *user, const mf_completion_t *c)
 static int post_one(mf_session_t *s, member_t *m, uint64_t at, int timing_only, char *err,
                     size_t len)
 {
-    /* Never NULL buffers: with a NULL base the model skips the payload
-     * silently, with a real one it checks the lengths. */
+    /* A receive buffer even for timing-only calls (the result is placed
+     * there); the model gets NULL bases only then: with a NULL base it
+     * carries zeros silently, with a real one it checks the lengths. */
     if (!m->in_shm)
         m->recv = malloc(m->c.recv_bytes ? (size_t)m->c.recv_bytes : 1);
     if (!m->recv)
@@ -824,6 +825,8 @@ static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
 static mf_mover_member_t *movers_of(const record_t *rec)
 {
     const mf_proc_hdr_t *h = &rec->m[0].c.hdr;
+    if (!mf_mover_opcode(h->opcode)) /* reductions, barrier: nothing to allocate */
+        return NULL;
     mf_mover_member_t *mv = malloc((size_t)rec->size * sizeof *mv);
     for (int i = 0; mv && i < rec->size; i++)
         mv[i] = (mf_mover_member_t){rec->m[i].send, rec->m[i].c.send_bytes, NULL,

@@ -42,6 +42,37 @@ static uint64_t type_size(MPI_Datatype t)
     return (uint64_t)s;
 }
 
+/* Where the call's bytes come from and go to.  A contiguous type is used
+ * in place; any other is packed / unpacked by its type map around the
+ * device call (offload.c, select/dtpack.h), never read as count x size
+ * bytes of memory. */
+static void send_from(mf_call_t *c, const void *buf, uint64_t count, MPI_Datatype t)
+{
+    c->send = buf;
+    if (buf && count && mf_offload_wanted(c->id) && !mf_dt_contiguous(t)) {
+        c->pack_send = 1;
+        c->send_map = (mf_typed_buf_t){buf, count, t};
+    }
+}
+
+static void recv_into(mf_call_t *c, void *buf, uint64_t count, MPI_Datatype t)
+{
+    c->recv = buf;
+    if (buf && count && mf_offload_wanted(c->id) && !mf_dt_contiguous(t)) {
+        c->unpack_recv = 1;
+        c->recv_map = (mf_typed_buf_t){buf, count, t};
+    }
+}
+
+/* `count` elements of t starting `index` elements into buf (extent
+ * stride, as MPI addresses a rank's block). */
+static const void *element_at(const void *buf, uint64_t index, MPI_Datatype t)
+{
+    MPI_Aint lb = 0, extent = 0;
+    PMPI_Type_get_extent(t, &lb, &extent);
+    return (const uint8_t *)buf + index * (uint64_t)extent;
+}
+
 /* Reductions: lane type and op, or the reason not to.  When offload is
  * off for this collective only the size is needed (the report's bytes):
  * a call that falls back then costs a few dozen instructions more. */
@@ -57,7 +88,7 @@ static void reduction(mf_call_t *c, MPI_Datatype t, MPI_Op op, uint64_t count)
     c->vote = mf_select_reduce(t, op, &c->dt, &c->op, &es);
 }
 
-/* Data movers: any predefined type moves as bytes.  The first reason
+/* Data movers: any type moves as its packed bytes.  The first reason
  * found among this rank's types is its vote. */
 static void mover(mf_call_t *c, MPI_Datatype t, uint64_t count)
 {
@@ -78,21 +109,22 @@ int mf_allreduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, M
 {
     mf_call_t c = {.id = MF_C_ALLREDUCE, .opc = MF_OPC_ALLREDUCE, .comm = comm};
     reduction(&c, t, op, count);
-    c.send = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    send_from(&c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, t);
+    recv_into(&c, rbuf, count, t);
     c.send_bytes = c.recv_bytes = c.block;
-    c.recv = rbuf;
     return mf_offload(&c, rc);
 }
 
+/* recvbuf is significant only at the root (MPI-4.0 sec. 6.9.1). */
 int mf_reduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op, int root,
               MPI_Comm comm, int *rc)
 {
     mf_call_t c = {.id = MF_C_REDUCE, .opc = MF_OPC_REDUCE, .comm = comm, .root = root};
     int me = comm_rank(comm) == root;
     reduction(&c, t, op, count);
-    c.send = me && sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    send_from(&c, me && sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, t);
     c.send_bytes = c.block;
-    c.recv = me ? rbuf : NULL;
+    recv_into(&c, me ? rbuf : NULL, count, t);
     c.recv_bytes = me ? c.block : 0;
     return mf_offload(&c, rc);
 }
@@ -102,57 +134,81 @@ int mf_bcast(void *buf, uint64_t count, MPI_Datatype t, int root, MPI_Comm comm,
     mf_call_t c = {.id = MF_C_BCAST, .opc = MF_OPC_BCAST, .comm = comm, .root = root};
     int me = comm_rank(comm) == root;
     mover(&c, t, count);
-    c.send = me ? buf : NULL;
+    send_from(&c, me ? buf : NULL, count, t);
     c.send_bytes = me ? c.block : 0;
-    c.recv = me ? NULL : buf; /* the root already holds the data */
+    recv_into(&c, me ? NULL : buf, count, t); /* the root already holds the data */
     c.recv_bytes = c.block;
     return mf_offload(&c, rc);
 }
 
-int mf_scatter(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
-               uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc)
+/* The send side is significant only at the root, the receive side
+ * everywhere but at a root passing MPI_IN_PLACE (MPI-4.0 sec. 6.6): the
+ * block size comes from whichever side this rank's arguments define, and
+ * the standard makes the two equal.  A negative significant count is left
+ * to MPICH to report. */
+int mf_scatter(const void *sbuf, int64_t scount, MPI_Datatype stype, void *rbuf, int64_t rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm, int *rc)
 {
     mf_call_t c = {.id = MF_C_SCATTER, .opc = MF_OPC_SCATTER, .comm = comm, .root = root};
     int me = comm_rank(comm) == root, in_place = me && rbuf == MPI_IN_PLACE;
+    int p = comm_size(comm);
+    if ((me && scount < 0) || (!in_place && rcount < 0))
+        return 0;
     if (!in_place)
-        mover(&c, rtype, rcount);
+        mover(&c, rtype, (uint64_t)rcount);
     if (me)
-        mover(&c, stype, scount);
-    c.send = me ? sbuf : NULL;
-    c.send_bytes = me ? c.block * (uint64_t)comm_size(comm) : 0;
-    c.recv = in_place ? NULL : rbuf;
+        mover(&c, stype, (uint64_t)scount);
+    send_from(&c, me ? sbuf : NULL, me ? (uint64_t)scount * (uint64_t)p : 0, stype);
+    c.send_bytes = me ? c.block * (uint64_t)p : 0;
+    recv_into(&c, in_place ? NULL : rbuf, in_place ? 0 : (uint64_t)rcount, rtype);
     c.recv_bytes = c.block;
     return mf_offload(&c, rc);
 }
 
-int mf_gather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
-              uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc)
+/* The receive side is significant only at the root, the send side
+ * everywhere but at a root passing MPI_IN_PLACE (MPI-4.0 sec. 6.5). */
+int mf_gather(const void *sbuf, int64_t scount, MPI_Datatype stype, void *rbuf, int64_t rcount,
+              MPI_Datatype rtype, int root, MPI_Comm comm, int *rc)
 {
     mf_call_t c = {.id = MF_C_GATHER, .opc = MF_OPC_GATHER, .comm = comm, .root = root};
     int me = comm_rank(comm) == root, in_place = me && sbuf == MPI_IN_PLACE;
+    int p = comm_size(comm);
+    if ((me && rcount < 0) || (!in_place && scount < 0))
+        return 0;
     if (!in_place)
-        mover(&c, stype, scount);
+        mover(&c, stype, (uint64_t)scount);
     if (me)
-        mover(&c, rtype, rcount);
-    c.send = in_place ? (const uint8_t *)rbuf + (uint64_t)root * c.block : sbuf;
+        mover(&c, rtype, (uint64_t)rcount);
+    if (in_place)
+        send_from(&c, element_at(rbuf, (uint64_t)root * (uint64_t)rcount, rtype),
+                  (uint64_t)rcount, rtype);
+    else
+        send_from(&c, sbuf, (uint64_t)scount, stype);
     c.send_bytes = c.block;
-    c.recv = me ? rbuf : NULL;
-    c.recv_bytes = me ? c.block * (uint64_t)comm_size(comm) : 0;
+    recv_into(&c, me ? rbuf : NULL, me ? (uint64_t)rcount * (uint64_t)p : 0, rtype);
+    c.recv_bytes = me ? c.block * (uint64_t)p : 0;
     return mf_offload(&c, rc);
 }
 
-int mf_allgather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
-                 uint64_t rcount, MPI_Datatype rtype, MPI_Comm comm, int *rc)
+/* sendcount and sendtype are ignored with MPI_IN_PLACE (MPI-4.0 sec. 6.7). */
+int mf_allgather(const void *sbuf, int64_t scount, MPI_Datatype stype, void *rbuf,
+                 int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, int *rc)
 {
     mf_call_t c = {.id = MF_C_ALLGATHER, .opc = MF_OPC_ALLGATHER, .comm = comm};
-    int in_place = sbuf == MPI_IN_PLACE;
+    int in_place = sbuf == MPI_IN_PLACE, p = comm_size(comm);
+    if (rcount < 0 || (!in_place && scount < 0))
+        return 0;
     if (!in_place)
-        mover(&c, stype, scount);
-    mover(&c, rtype, rcount);
-    c.send = in_place ? (const uint8_t *)rbuf + (uint64_t)comm_rank(comm) * c.block : sbuf;
+        mover(&c, stype, (uint64_t)scount);
+    mover(&c, rtype, (uint64_t)rcount);
+    if (in_place)
+        send_from(&c, element_at(rbuf, (uint64_t)comm_rank(comm) * (uint64_t)rcount, rtype),
+                  (uint64_t)rcount, rtype);
+    else
+        send_from(&c, sbuf, (uint64_t)scount, stype);
     c.send_bytes = c.block;
-    c.recv = rbuf;
-    c.recv_bytes = c.block * (uint64_t)comm_size(comm);
+    recv_into(&c, rbuf, (uint64_t)rcount * (uint64_t)p, rtype);
+    c.recv_bytes = c.block * (uint64_t)p;
     return mf_offload(&c, rc);
 }
 
@@ -161,17 +217,19 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const uint64_t *counts, 
 {
     mf_call_t c = {.id = MF_C_REDUCE_SCATTER, .opc = MF_OPC_REDUCE_SCATTER, .comm = comm};
     int p = comm_size(comm), me = comm_rank(comm);
-    uint64_t *bytes = malloc((size_t)p * sizeof *bytes), total = 0;
+    uint64_t *bytes = malloc((size_t)p * sizeof *bytes), total = 0, elems = 0;
     if (!bytes)
         return 0; /* let MPI do it */
     reduction(&c, t, op, 0);
-    for (int i = 0; i < p; i++)
+    for (int i = 0; i < p; i++) {
         total += bytes[i] = counts[i] * type_size(t);
+        elems += counts[i];
+    }
     c.block = total;
     c.counts = bytes;
-    c.send = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    send_from(&c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, elems, t);
     c.send_bytes = total;
-    c.recv = rbuf;
+    recv_into(&c, rbuf, counts[me], t);
     c.recv_bytes = bytes[me];
     int handled = mf_offload(&c, rc);
     free(bytes);
@@ -199,10 +257,11 @@ int mf_reduce_scatter_block(const void *sbuf, void *rbuf, uint64_t count, MPI_Da
                             MPI_Op op, MPI_Comm comm, int *rc)
 {
     mf_call_t c = {.id = MF_C_REDUCE_SCATTER_BLOCK, .opc = MF_OPC_REDUCE_SCATTER, .comm = comm};
+    int p = comm_size(comm);
     reduction(&c, t, op, count);
-    c.send = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    c.send_bytes = c.block * (uint64_t)comm_size(comm);
-    c.recv = rbuf;
+    send_from(&c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count * (uint64_t)p, t);
+    c.send_bytes = c.block * (uint64_t)p;
+    recv_into(&c, rbuf, count, t);
     c.recv_bytes = c.block;
     return mf_offload(&c, rc);
 }
@@ -256,9 +315,7 @@ MF_PUBLIC int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendt
     mf_site_call_t site;
     mf_site_begin(&site, MF_C_SCATTER, __builtin_return_address(0),
                   recvbuf == MPI_IN_PLACE ? sendtype : recvtype, MPI_OP_NULL, comm);
-    if (!(sendcount >= 0 && recvcount >= 0 &&
-          mf_scatter(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
-                     recvtype, root, comm, &rc)))
+    if (!mf_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc))
         rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return mf_site_end(&site, rc);
 }
@@ -270,9 +327,7 @@ MF_PUBLIC int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendty
     mf_site_call_t site;
     mf_site_begin(&site, MF_C_GATHER, __builtin_return_address(0),
                   sendbuf == MPI_IN_PLACE ? recvtype : sendtype, MPI_OP_NULL, comm);
-    if (!(sendcount >= 0 && recvcount >= 0 &&
-          mf_gather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
-                    recvtype, root, comm, &rc)))
+    if (!mf_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc))
         rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return mf_site_end(&site, rc);
 }
@@ -283,9 +338,7 @@ MF_PUBLIC int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
     int rc;
     mf_site_call_t site;
     mf_site_begin(&site, MF_C_ALLGATHER, __builtin_return_address(0), recvtype, MPI_OP_NULL, comm);
-    if (!(sendcount >= 0 && recvcount >= 0 &&
-          mf_allgather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
-                       recvtype, comm, &rc)))
+    if (!mf_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc))
         rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return mf_site_end(&site, rc);
 }

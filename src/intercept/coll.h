@@ -15,12 +15,15 @@ int mf_allreduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, M
 int mf_reduce(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op, int root,
               MPI_Comm comm, int *rc);
 int mf_bcast(void *buf, uint64_t count, MPI_Datatype t, int root, MPI_Comm comm, int *rc);
-int mf_scatter(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
-               uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc);
-int mf_gather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
-              uint64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, int *rc);
-int mf_allgather(const void *sbuf, uint64_t scount, MPI_Datatype stype, void *rbuf,
-                 uint64_t rcount, MPI_Datatype rtype, MPI_Comm comm, int *rc);
+/* Scatter, gather, allgather take the counts as passed (signed): a count
+ * the standard makes insignificant on this rank (e.g. a non-root's
+ * scatter sendcount) may be anything, and is never looked at. */
+int mf_scatter(const void *sbuf, int64_t scount, MPI_Datatype stype, void *rbuf, int64_t rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm, int *rc);
+int mf_gather(const void *sbuf, int64_t scount, MPI_Datatype stype, void *rbuf, int64_t rcount,
+              MPI_Datatype rtype, int root, MPI_Comm comm, int *rc);
+int mf_allgather(const void *sbuf, int64_t scount, MPI_Datatype stype, void *rbuf,
+                 int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, int *rc);
 /* Element counts per comm rank: icounts (MPI_Reduce_scatter) or ccounts
  * (MPI_Reduce_scatter_c), the other NULL. */
 int mf_reduce_scatter(const void *sbuf, void *rbuf, const int *icounts, const MPI_Count *ccounts,

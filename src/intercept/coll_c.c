@@ -45,8 +45,7 @@ MF_PUBLIC int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
     mf_site_call_t site;
     mf_site_begin(&site, MF_C_SCATTER, __builtin_return_address(0),
                   recvbuf == MPI_IN_PLACE ? sendtype : recvtype, MPI_OP_NULL, comm);
-    if (!(sendcount >= 0 && recvcount >= 0 &&
-          mf_scatter(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+    if (!(mf_scatter(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount,
                      recvtype, root, comm, &rc)))
         rc = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                           comm);
@@ -60,8 +59,7 @@ MF_PUBLIC int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     mf_site_call_t site;
     mf_site_begin(&site, MF_C_GATHER, __builtin_return_address(0),
                   sendbuf == MPI_IN_PLACE ? recvtype : sendtype, MPI_OP_NULL, comm);
-    if (!(sendcount >= 0 && recvcount >= 0 &&
-          mf_gather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+    if (!(mf_gather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount,
                     recvtype, root, comm, &rc)))
         rc = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                          comm);
@@ -74,8 +72,7 @@ MF_PUBLIC int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     int rc;
     mf_site_call_t site;
     mf_site_begin(&site, MF_C_ALLGATHER, __builtin_return_address(0), recvtype, MPI_OP_NULL, comm);
-    if (!(sendcount >= 0 && recvcount >= 0 &&
-          mf_allgather(sendbuf, (uint64_t)sendcount, sendtype, recvbuf, (uint64_t)recvcount,
+    if (!(mf_allgather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount,
                        recvtype, comm, &rc)))
         rc = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return mf_site_end(&site, rc);

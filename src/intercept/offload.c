@@ -158,6 +158,40 @@ static int run(const mf_call_t *c, const mf_comm_t *cs, int *rc)
     return handled;
 }
 
+/* Packs a non-contiguous send buffer and allocates the packed receive
+ * buffer.  A rank that cannot (memory) votes, so all members fall back
+ * together instead of this one alone. */
+static void stage(mf_call_t *c, void **tsend, void **trecv)
+{
+    *tsend = *trecv = NULL;
+    if (c->vote)
+        return; /* no data goes to the engine */
+    if (c->pack_send && c->send_bytes) {
+        if (mf_dt_pack(&c->send_map, c->send_bytes, tsend)) {
+            c->vote = MF_FB_SIZE;
+            return;
+        }
+        c->send = *tsend;
+    }
+    if (c->unpack_recv && c->recv && c->recv_bytes) {
+        if (!(*trecv = malloc((size_t)c->recv_bytes))) {
+            c->vote = MF_FB_SIZE;
+            return;
+        }
+        c->recv = *trecv;
+    }
+}
+
+/* Unpacks the result into the caller's layout; an MPI error if that fails. */
+static void unstage(const mf_call_t *c, void *tsend, void *trecv, int *rc)
+{
+    if (trecv && *rc == MPI_SUCCESS && mf_dt_unpack(trecv, c->recv_bytes, &c->recv_map))
+        *rc = mf_raise(c->comm, "mpifpga: MPI_Unpack of the result into the receive "
+                                "datatype failed");
+    free(tsend);
+    free(trecv);
+}
+
 int mf_offload_wanted(mf_coll_id_t id)
 {
     return mf_host.initialized && mf_host.active && (mf_host.cfg.colls & (1u << id));
@@ -181,8 +215,14 @@ int mf_offload(mf_call_t *c, int *rc)
         st->empty++;
         return 0;
     }
-    if (!run(c, cs, rc))
+    void *tsend, *trecv;
+    stage(c, &tsend, &trecv);
+    if (!run(c, cs, rc)) {
+        free(tsend);
+        free(trecv);
         return 0;
+    }
+    unstage(c, tsend, trecv, rc);
     if (*rc == MPI_SUCCESS) {
         if (site)
             site->offloaded = 1;

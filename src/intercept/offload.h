@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "select/dtpack.h"
 #include "mpifpga/engine_msg.h"
 
 typedef struct {
@@ -33,6 +34,10 @@ typedef struct {
     const uint64_t *counts;   /* reduce_scatter: bytes per comm rank, else NULL */
     mf_fb_reason_t local;     /* reason every member shares (op alone) */
     mf_fb_reason_t vote;      /* reason from this rank's datatypes */
+    /* Types that are not contiguous (dtpack.h): send is packed from
+     * send_map and recv unpacked into recv_map around the device call. */
+    int pack_send, unpack_recv;
+    mf_typed_buf_t send_map, recv_map;
 } mf_call_t;
 
 /* 0 if this collective cannot be offloaded at all in this job (not

@@ -49,12 +49,13 @@ static int is_predefined(MPI_Datatype t)
     return combiner == MPI_COMBINER_NAMED;
 }
 
+/* Any type moves: a non-contiguous or derived one by its type map
+ * (select/dtpack.h).  Only a missing type or one that moves nothing is
+ * refused. */
 mf_fb_reason_t mf_select_move_type(MPI_Datatype t, int *size)
 {
     if (t == MPI_DATATYPE_NULL)
         return MF_FB_DATATYPE;
-    if (!is_predefined(t))
-        return MF_FB_DERIVED;
     if (PMPI_Type_size(t, size) != MPI_SUCCESS || *size <= 0)
         return MF_FB_DATATYPE;
     return MF_FB_NONE;
@@ -84,12 +85,17 @@ mf_fb_reason_t mf_select_op_known(MPI_Op op)
     return op_index(op) < 0 ? MF_FB_OP : MF_FB_NONE;
 }
 
+/* Predefined ops are defined on predefined types only (MPI-4.0 sec.
+ * 6.9.2; MPICH rejects MPI_SUM on a derived type): a derived type falls
+ * back, and MPICH reports the error as it would without the plugin. */
 mf_fb_reason_t mf_select_reduce(MPI_Datatype t, MPI_Op op, mf_dtype_t *dt, mf_op_t *mop,
                                 int *size)
 {
     mf_fb_reason_t r = mf_select_move_type(t, size);
     if (r)
         return r;
+    if (!is_predefined(t))
+        return MF_FB_DERIVED;
     const type_map_t *m = NULL;
     for (size_t i = 0; i < sizeof reduce_types / sizeof reduce_types[0]; i++)
         if (reduce_types[i].t == t)

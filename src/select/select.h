@@ -16,8 +16,8 @@
 #include "mpifpga/engine_msg.h"
 #include "mpifpga/wire.h"
 
-/* A datatype for a data-moving collective (bcast, gather, ...): any
- * predefined type moves as bytes.  *size gets its size in bytes. */
+/* A datatype for a data-moving collective (bcast, gather, ...): any type
+ * moves, by its type map (select/dtpack.h).  *size gets its size in bytes. */
 mf_fb_reason_t mf_select_move_type(MPI_Datatype t, int *size);
 
 /* A datatype + op for a reduction: *dt / *op get the AgLU lane type and

@@ -56,7 +56,8 @@ struct osu_case {
     char *sbuf, *rbuf, *ebuf; /* send, receive, expected (osu_alloc) */
     size_t sbytes, rbytes;    /* how much of sbuf / rbuf the call uses */
     int count;                /* elements per call argument (see above) */
-    int *rcounts;             /* reduce_scatter: count on every rank */
+    int *rcounts;             /* reduce_scatter: count on every rank (OSU 7.4 split) */
+    size_t disp;              /* reduce_scatter: elements before this rank's block */
 };
 
 /* Buffers for every size up to max_bytes of coll; 0, or -1 out of memory. */

@@ -9,6 +9,7 @@
  * here).  Root is rank 0 for reduce, bcast, scatter and gather.
  */
 #include "osu.h"
+#include "mpifpga/osu.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -94,12 +95,10 @@ int osu_alloc(struct osu_case *c, size_t max_bytes)
     case OSU_SCATTER: s = p * count * es; r = count * es; break;
     case OSU_GATHER:
     case OSU_ALLGATHER: s = count * es; r = p * count * es; break;
-    case OSU_REDUCE_SCATTER: {
-        size_t per = count / p ? count / p : 1;
-        s = per * p * es;
-        r = per * es;
+    case OSU_REDUCE_SCATTER: /* mf_osu_rs_counts: at most count / p + 1 each */
+        s = (count ? count : 1) * es;
+        r = (count / p + 1) * es;
         break;
-    }
     default: break;
     }
     c->sbuf = xalloc(s);
@@ -136,13 +135,21 @@ void osu_set_size(struct osu_case *c, size_t bytes)
     case OSU_SCATTER: c->sbytes = p * count * es; c->rbytes = count * es; break;
     case OSU_GATHER:
     case OSU_ALLGATHER: c->sbytes = count * es; c->rbytes = p * count * es; break;
-    case OSU_REDUCE_SCATTER: {
-        size_t per = count / p ? count / p : 1;
-        c->count = (int)per;
-        for (size_t i = 0; i < p; i++)
-            c->rcounts[i] = (int)per;
-        c->sbytes = per * p * es;
-        c->rbytes = per * es;
+    case OSU_REDUCE_SCATTER: { /* the counts OSU 7.4 passes (include/mpifpga/osu.h) */
+        uint64_t *counts = calloc(p, sizeof *counts);
+        if (!counts)
+            abort();
+        mf_osu_rs_counts(bytes, (int)p, es, counts);
+        c->disp = 0;
+        for (size_t i = 0; i < p; i++) {
+            c->rcounts[i] = (int)counts[i];
+            if (i < (size_t)c->rank)
+                c->disp += counts[i];
+        }
+        c->count = (int)counts[c->rank];
+        c->sbytes = count * es;
+        c->rbytes = counts[c->rank] * es;
+        free(counts);
         break;
     }
     default: c->count = 0; c->sbytes = c->rbytes = 0; break;
@@ -248,7 +255,7 @@ long osu_validate(struct osu_case *c, int k)
         for (size_t i = 0; i < n; i++) {
             long s = 0;
             for (int q = 0; q < c->nranks; q++)
-                s += red_val(q, (size_t)c->rank * n + i, k);
+                s += red_val(q, c->disp + i, k);
             put(c->type, c->ebuf, i, s);
         }
         return compare(c->rbuf, c->ebuf, n, es);

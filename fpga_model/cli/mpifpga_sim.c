@@ -17,6 +17,7 @@
 #include "baseline/baseline.h"
 #include "baseline/loggp.h"
 #include "coll/run.h"
+#include "mpifpga/osu.h"
 #include "mpifpga/ct.h"
 #include "mpifpga/model.h"
 #include "net/topo.h"
@@ -371,6 +372,20 @@ static int analytic_row(mf_net_t *n, const mf_host_params_t *h, const mf_coll_sp
     return 0;
 }
 
+/* MPI_Reduce_scatter's counts in bytes as OSU 7.4 passes them (not a
+ * uniform size / P, which is 0 below one element per rank). */
+static const uint32_t *osu_rs_counts(uint64_t bytes, int P, size_t es, uint32_t *out)
+{
+    uint64_t *elems = calloc((size_t)P, sizeof *elems);
+    if (!elems)
+        return NULL;
+    mf_osu_rs_counts(bytes, P, es, elems);
+    for (int i = 0; i < P; i++)
+        out[i] = (uint32_t)(elems[i] * es);
+    free(elems);
+    return out;
+}
+
 static int run_sweep(const opts_t *o)
 {
     mf_params_t p;
@@ -379,11 +394,12 @@ static int run_sweep(const opts_t *o)
     int P = mf_net_nranks(n), rc = 1, nrows = 0;
     int *members = malloc((size_t)P * sizeof *members);
     uint64_t *lat = calloc((size_t)P, sizeof *lat);
+    uint32_t *rs_counts = calloc((size_t)P, sizeof *rs_counts);
     row_t *rows = calloc(64, sizeof *rows);
     mf_host_params_t host;
     char err[256];
     size_t es = mf_dtype_size(o->dtype);
-    if (!members || !lat || !rows) {
+    if (!members || !lat || !rows || !rs_counts) {
         fprintf(stderr, "mpifpga-sim: out of memory\n");
         exit(1);
     }
@@ -407,6 +423,8 @@ static int run_sweep(const opts_t *o)
             break;
         mf_coll_spec_t spec = {.opc = o->coll, .op = o->op, .dtype = o->dtype, .root = o->root,
                                .bytes = b / es * es};
+        if (o->coll == MF_OPC_REDUCE_SCATTER)
+            spec.counts = osu_rs_counts(b, P, es, rs_counts);
         int iters = o->iters ? o->iters : default_iters(b), sim;
         if (mf_coll_loop(n, &spec, P, members, iters, !o->no_fast, &rows[nrows].t, &sim, err,
                          sizeof err))
@@ -428,6 +446,7 @@ fail:
 out:
     free(members);
     free(lat);
+    free(rs_counts);
     free(rows);
     mf_net_destroy(n);
     mf_topo_free(&t);

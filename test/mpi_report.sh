@@ -8,6 +8,8 @@
 
 withenv "MPIFPGA_REPORT=$tmp/r.json" run_ok "report_count at -n 2" "$tmp/r" 2 report_count
 report_ok "report is JSON with nranks and engine" "$tmp/r.json" 'nranks==2' 'engine!=""'
+grep -q '"counts": *"calls, offloaded, fallback, empty and bytes are summed over ranks' "$tmp/r.json"
+ok $? "report says its call counts are summed over ranks"
 report_ok "allreduce: 20 calls, 20 offloaded, 320 bytes" "$tmp/r.json" \
     'allreduce.calls==20' 'allreduce.offloaded==20' 'allreduce.bytes==320' \
     'allreduce.offloaded_bytes==320' 'allreduce.empty==0' 'allreduce.modeled_us>0'

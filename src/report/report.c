@@ -64,6 +64,11 @@ static void write_json(const mf_report_t *r, const char *engine, int nranks, con
     json_object_object_add(root, "engine", json_object_new_string(engine));
     json_object_object_add(root, "mode",
                            json_object_new_string(cfg->profile ? "profile" : "offload"));
+    /* what the collectives' numbers are (doc/architecture.md "Run report") */
+    json_object_object_add(root, "counts",
+                           json_object_new_string("calls, offloaded, fallback, empty and bytes "
+                                                  "are summed over ranks; modeled_us is the "
+                                                  "maximum over ranks"));
     json_object_object_add(root, "app", app_json(app_s, nranks));
     json_object *comms = json_object_new_object();
     json_object_object_add(comms, "memberships", json_object_new_int64((int64_t)r->comms));
@@ -84,6 +89,8 @@ static void write_json(const mf_report_t *r, const char *engine, int nranks, con
 static void print_summary(const mf_report_t *r, const char *engine, int nranks)
 {
     fprintf(stderr, "mpifpga: %d ranks, %s\n", nranks, engine);
+    fprintf(stderr, "mpifpga: calls are summed over the %d ranks (a call on every rank counts "
+                    "%d times); modeled us is the slowest rank's\n", nranks, nranks);
     fprintf(stderr, "mpifpga: %-21s %9s %9s %9s %12s  %s\n", "collective", "calls", "offloaded",
             "fallback", "modeled us", "fallback reasons");
     for (int c = 0; c < MF_C_COUNT; c++) {

@@ -248,6 +248,7 @@ int mf_bound_check(mf_net_t *n, mf_net_t *bl, const mf_host_params_t *h,
         bound[i] = mf_bound_offload(n, c, size, members, i);
     r->offload = worst_ratio(lat, bound, size, &r->offload_rank);
     r->offload_avg_us = t.avg_us;
+    r->offload_max_us = t.max_us;
     if (bl && h) {
         if (mf_bl_coll_once(bl, h, c, size, members, mf_net_now(bl), lat, &t, err, len))
             goto out;
@@ -255,6 +256,7 @@ int mf_bound_check(mf_net_t *n, mf_net_t *bl, const mf_host_params_t *h,
             bound[i] = mf_bound_baseline(bl, h, c, size, members, i);
         r->baseline = worst_ratio(lat, bound, size, &r->baseline_rank);
         r->baseline_avg_us = t.avg_us;
+        r->baseline_max_us = t.max_us;
     }
     rc = 0;
 out:

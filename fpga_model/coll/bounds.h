@@ -64,6 +64,7 @@ typedef struct {
     double offload, baseline;
     int offload_rank, baseline_rank;
     double offload_avg_us, baseline_avg_us; /* OSU's figure: mean over ranks */
+    double offload_max_us, baseline_max_us; /* the slowest rank (a gather's root) */
 } mf_bound_result_t;
 
 int mf_bound_check(mf_net_t *n, mf_net_t *bl, const mf_host_params_t *h,

@@ -205,12 +205,25 @@ static int root_blocks(bld_t *b, int v0, int v1, uint64_t bs)
     return flow(b, MF_FLOW_CONCAT, (uint64_t)cnt * bs, 2, in);
 }
 
+/* The root reads each child's subtree range as its own host stream (and
+ * its own block as another): the DMA serves them round robin, so the
+ * children's links carry data at the same time.  One flow over the whole
+ * buffer would hand the children their ranges one after another, each at
+ * a single link's rate, below the DMA's. */
 static void scatter_binomial(bld_t *b)
 {
     int vr = vrank(b);
     uint64_t bs = b->n;
-    int f = vr ? copy_of(b, net_in(b, parent_level(b, vr), subtree(b, vr) * bs))
-               : root_blocks(b, 0, b->P, bs);
+    if (!vr) {
+        to_host(b, root_blocks(b, 0, 1, bs), 0, bs, 0);
+        for (int k = 0; k < parent_level(b, vr); k++)
+            if (has_child(b, vr, k)) {
+                int c = 1 << k, n = subtree(b, c);
+                to_net(b, root_blocks(b, c, c + n, bs), 0, (uint64_t)n * bs, b->ct->up[k], k);
+            }
+        return;
+    }
+    int f = copy_of(b, net_in(b, parent_level(b, vr), subtree(b, vr) * bs));
     to_host(b, f, 0, bs, 0);
     for (int k = 0; k < parent_level(b, vr); k++)
         if (has_child(b, vr, k))
@@ -218,24 +231,43 @@ static void scatter_binomial(bld_t *b)
                    b->ct->up[k], k);
 }
 
+/* Flow f holds the blocks of vr [v0, v0 + cnt): write them where the root's
+ * receive buffer keeps them (vr j is comm rank (j + root) mod P). */
+static void to_host_vr(bld_t *b, int f, int v0, int cnt, uint64_t bs)
+{
+    int a = (v0 + b->c->req.hdr.root) % b->P;
+    if (a + cnt <= b->P) {
+        to_host(b, f, 0, (uint64_t)cnt * bs, (uint64_t)a * bs);
+        return;
+    }
+    to_host(b, f, 0, (uint64_t)(b->P - a) * bs, (uint64_t)a * bs);
+    to_host(b, f, (uint64_t)(b->P - a) * bs, (uint64_t)(a + cnt - b->P) * bs, 0);
+}
+
+/* Non-roots CONCAT their own block and their children's subtree streams in
+ * rank order (L2 reorder) for the parent.  The root writes each stream to
+ * its place in host memory as it arrives: concatenating there would take
+ * one child's link at a time, below the DMA's rate. */
 static void gather_binomial(bld_t *b)
 {
     int vr = vrank(b), in[MF_FLOW_MAXIN], nin = 0;
     uint64_t bs = b->n;
+    if (!vr) {
+        to_host_vr(b, copy_of(b, host_src(b, 0, bs)), 0, 1, bs);
+        for (int k = 0; k < parent_level(b, vr); k++)
+            if (has_child(b, vr, k)) {
+                int c = 1 << k, n = subtree(b, c);
+                to_host_vr(b, copy_of(b, net_in(b, k, (uint64_t)n * bs)), c, n, bs);
+            }
+        return;
+    }
     in[nin++] = host_src(b, 0, bs);
     for (int k = 0; k < parent_level(b, vr); k++)
         if (has_child(b, vr, k))
             in[nin++] = net_in(b, k, subtree(b, vr + (1 << k)) * bs);
     uint64_t len = subtree(b, vr) * bs;
     int f = flow(b, MF_FLOW_CONCAT, len, nin, in); /* L2: rank order */
-    if (vr) {
-        to_net(b, f, 0, len, b->ct->down[parent_level(b, vr)], parent_level(b, vr));
-        return;
-    }
-    int R = b->c->req.hdr.root; /* vr j is comm rank (j + R) mod P */
-    to_host(b, f, 0, (uint64_t)(b->P - R) * bs, (uint64_t)R * bs);
-    if (R)
-        to_host(b, f, (uint64_t)(b->P - R) * bs, (uint64_t)R * bs, 0);
+    to_net(b, f, 0, len, b->ct->down[parent_level(b, vr)], parent_level(b, vr));
 }
 
 /* ---- ring: chunks of position j at [co(j), co(j+1)) ----------------------- */

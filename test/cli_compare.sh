@@ -47,7 +47,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["ranks"] == 2 and d["topology"].startswith(("torus", "fattree")) and d["params"], d
 assert d["collectives"] == ["allreduce", "bcast"] and d["date"] and d["iterations"] == 5
-assert d["mpich_iterations"] == 3 and d["modeled_time"] in ("1", "cpu")
+assert d["mpich_iterations"] == 3 and d["modeled_time"] == "none"
 for c in ("allreduce", "bcast"):
     cmds = d["commands"][c]
     assert "mpifpga-osu" in cmds["offload"] and "--baseline" in cmds["mpich"], cmds

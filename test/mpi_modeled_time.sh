@@ -2,8 +2,9 @@
 # Modeled time (MPIFPGA_MODELED_TIME): MPI_Wtime never runs backwards, an
 # isolated MPI_Allreduce takes the model's latency (from mpifpga-sim, the
 # same model without MPI), a delayed rank skews the others by the delay,
-# fallbacks keep host time.  At -n 2 on the wall clock and at -n 3 on the
-# CPU clock.  TAP output.
+# fallbacks keep host time.  At -n 2 with MPIFPGA_MODELED_TIME=1 (the
+# thread's CPU time between calls), at -n 3 with cpu, and at -n 2 with the
+# old wall clock.  TAP output.
 . "$(dirname "$0")/mpi/common.sh"
 
 SIM=${MPIFPGA_SIM:-${top_builddir:-.}/mpifpga-sim}
@@ -13,7 +14,7 @@ if [ $LIB = 0 ]; then
 fi
 model_us() { "$SIM" -c allreduce -m 8:8 -i 1 --nodes "$1" --format csv | tail -n 1 | cut -d, -f5; }
 
-for run in "2 1" "3 cpu"; do
+for run in "2 1" "3 cpu" "2 wall"; do
     set -- $run
     L=$(model_us "$1")
     withenv "MPIFPGA_MODELED_TIME=$2" run_ok \

@@ -71,8 +71,9 @@ static void usage(FILE *f)
         "  --format FMT           table (default, OSU layout), csv or json\n"
         "  -h, --help             this text\n"
         "Message size: the vector (allreduce, reduce, bcast), the block per rank\n"
-        "(scatter, gather, allgather), the whole vector for reduce_scatter (each rank\n"
-        "gets size/P elements, at least one); barrier has no size.  Root is rank 0.\n"
+        "(scatter, gather, allgather), the whole vector for reduce_scatter (split\n"
+        "as OSU 7.4 does: n/P elements each, the first n%%P one more; fewer elements\n"
+        "than ranks: one each for the first ranks); barrier has no size.  Root is rank 0.\n"
         "MPIFPGA_OSU_PROGRESS=1: a '# COLL BYTES done (S s)' line on stderr per size\n"
         "(always for a size that took more than 2 s).\n");
 }

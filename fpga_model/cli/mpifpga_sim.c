@@ -46,6 +46,7 @@ typedef struct {
     int baseline;       /* also run MPICH's algorithms on the same fabric */
     const char *host;   /* baseline host parameter set */
     int analytic;       /* print 001 Eqs. 3-6 beside the simulation (Bcast) */
+    int loop_osu;       /* --loop osu: OSU's barrier-separated loop, ranks skewed */
 } opts_t;
 
 static void usage(FILE *f)
@@ -55,6 +56,7 @@ static void usage(FILE *f)
             "                   [--nodes N] [--ppn K] [--root R] [--op OP] [--type TYPE]\n"
             "                   [--params u280|novog|FILE] [--format table|csv|json] [--no-fast-path]\n"
             "                   [--baseline [--host-params skx-opa|FILE]] [--analytic]\n"
+            "                   [--loop single|osu]\n"
             "       mpifpga-sim --traffic PATTERN --rate R [--topology ...] [--nodes N] [--cycles N]\n"
             "                   [--packet-phits P] [--params ...]\n"
             "collectives: bcast reduce allreduce scatter gather allgather reduce_scatter barrier\n"
@@ -130,7 +132,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"rate", required_argument, 0, 'R'},       {"cycles", required_argument, 0, 'C'},
         {"packet-phits", required_argument, 0, 'P'}, {"no-fast-path", no_argument, 0, 'F'},
         {"baseline", no_argument, 0, 'B'},         {"host-params", required_argument, 0, 'H'},
-        {"analytic", no_argument, 0, 'A'},
+        {"analytic", no_argument, 0, 'A'},         {"loop", required_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     *o = (opts_t){.min = 0, .max = 1 << 20, .topo = NULL, .nodes = 0, .ppn = 1,
                   .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .params = "u280", .fmt = FMT_TABLE,
@@ -185,6 +187,11 @@ static void parse_args(int argc, char **argv, opts_t *o)
         case 'C': o->cycles = (uint64_t)parse_int("--cycles", optarg, 1, 2000000000L); break;
         case 'P': o->pkt_phits = (unsigned)parse_int("--packet-phits", optarg, 1, 64); break;
         case 'F': o->no_fast = 1; break;
+        case 'L':
+            if (strcmp(optarg, "osu") && strcmp(optarg, "single"))
+                die2("--loop: '%s' is not single or osu", optarg);
+            o->loop_osu = !strcmp(optarg, "osu");
+            break;
         case 'B': o->baseline = 1; break;
         case 'H': o->host = optarg; break;
         case 'A': o->analytic = 1; break;
@@ -426,9 +433,16 @@ static int run_sweep(const opts_t *o)
         if (o->coll == MF_OPC_REDUCE_SCATTER)
             spec.counts = osu_rs_counts(b, P, es, rs_counts);
         int iters = o->iters ? o->iters : default_iters(b), sim;
-        if (mf_coll_loop(n, &spec, P, members, iters, !o->no_fast, &rows[nrows].t, &sim, err,
-                         sizeof err))
+        if (o->loop_osu) {
+            /* every iteration is simulated: a smaller default than OSU's */
+            int it = o->iters ? o->iters : (b > 8192 ? 10 : 50);
+            if (mf_coll_loop_osu(n, &spec, P, members, it, 2, &rows[nrows].t, err, sizeof err))
+                goto fail;
+            iters = it;
+        } else if (mf_coll_loop(n, &spec, P, members, iters, !o->no_fast, &rows[nrows].t, &sim,
+                                err, sizeof err)) {
             goto fail;
+        }
         if (o->baseline && mf_bl_coll_loop(n, &host, &spec, P, members, iters, !o->no_fast,
                                            &rows[nrows].bl, &sim, err, sizeof err))
             goto fail;

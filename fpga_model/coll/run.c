@@ -84,19 +84,21 @@ static mf_alg_t pick_alg(const mf_coll_spec_t *c, int size, uint64_t hdr_size)
     return mf_coll_alg(c->opc, (unsigned)size, hdr_size, hdr_size / es);
 }
 
-int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
-                 mf_buf_t *send, mf_buf_t *recv, uint64_t at, uint64_t *lat_cycles,
-                 mf_coll_timing_t *t, char *err, size_t len)
+/* Post c on every member, comm rank i entering at entry[i] (or all at
+ * `at` when entry is NULL), run to completion; complete[i] gets rank i's
+ * completion cycle. */
+static int post_run(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
+                    mf_buf_t *send, mf_buf_t *recv, uint64_t at, const uint64_t *entry,
+                    uint64_t *complete, char *err, size_t len)
 {
     int rc = -1;
     size_t es = mf_dtype_size(c->dtype);
     uint64_t hsize = mf_osu_hdr_size(c->opc, c->bytes, size, es);
-    uint64_t *complete = calloc((size_t)size, sizeof *complete);
     int *status = calloc((size_t)size, sizeof *status);
     member_t *mem = calloc((size_t)size, sizeof *mem);
     char cerr[200] = "";
     collect_t col = {complete, status, cerr, sizeof cerr};
-    if (!complete || !status || !mem) {
+    if (!status || !mem) {
         snprintf(err, len, "out of memory");
         goto out;
     }
@@ -107,7 +109,8 @@ int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
                     .alg = (uint8_t)pick_alg(c, size, hsize), .op = (uint8_t)c->op,
                     .dtype = (uint8_t)c->dtype, .root = (uint16_t)c->root,
                     .size = (uint32_t)hsize},
-            .counts = c->counts, .at = at, .done = member_done, .user = &mem[i]};
+            .counts = c->counts, .at = entry ? entry[i] : at, .done = member_done,
+            .user = &mem[i]};
         if (send)
             req.send = send[i];
         if (recv)
@@ -124,12 +127,77 @@ int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
         snprintf(err, len, "%s", cerr);
         goto out;
     }
-    mf_coll_timing_fill(n, at, complete, size, lat_cycles, t);
     rc = 0;
 out:
-    free(complete);
     free(status);
     free(mem);
+    return rc;
+}
+
+int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
+                 mf_buf_t *send, mf_buf_t *recv, uint64_t at, uint64_t *lat_cycles,
+                 mf_coll_timing_t *t, char *err, size_t len)
+{
+    uint64_t *complete = calloc((size_t)size, sizeof *complete);
+    if (!complete) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    int rc = post_run(n, c, size, members, send, recv, at, NULL, complete, err, len);
+    if (!rc)
+        mf_coll_timing_fill(n, at, complete, size, lat_cycles, t);
+    free(complete);
+    return rc;
+}
+
+/* Enter every member at now + (exit[i] - the earliest exit): as the engine
+ * does (fpga_model/server/session.c), once every member has made the call,
+ * at cycles as far apart as the members' clocks. */
+static void skewed_entries(const mf_net_t *n, const uint64_t *exit_, int size, uint64_t *entry)
+{
+    uint64_t first = exit_[0], now = mf_net_now(n);
+    for (int i = 1; i < size; i++)
+        first = exit_[i] < first ? exit_[i] : first;
+    for (int i = 0; i < size; i++)
+        entry[i] = now + (exit_[i] - first);
+}
+
+int mf_coll_loop_osu(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
+                     int iters, int skip, mf_coll_timing_t *t, char *err, size_t len)
+{
+    mf_coll_spec_t barrier = {.opc = MF_OPC_BARRIER, .op = MF_OP_SUM, .dtype = MF_DT_UINT8,
+                              .ctx = c->ctx};
+    uint64_t *in = malloc((size_t)size * sizeof *in), *out = malloc((size_t)size * sizeof *out);
+    double *sum = calloc((size_t)size, sizeof *sum);
+    int rc = -1;
+    if (!in || !out || !sum) {
+        snprintf(err, len, "out of memory");
+        goto done;
+    }
+    /* OSU: one MPI_Barrier before the loop */
+    if (post_run(n, &barrier, size, members, NULL, NULL, mf_net_now(n), NULL, out, err, len))
+        goto done;
+    for (int it = 0; it < skip + iters; it++) {
+        skewed_entries(n, out, size, in);
+        if (post_run(n, c, size, members, NULL, NULL, 0, in, out, err, len))
+            goto done;
+        for (int i = 0; i < size && it >= skip; i++)
+            sum[i] += mf_net_cycles_to_us(n, out[i] - in[i]); /* t_stop - t_start */
+        skewed_entries(n, out, size, in);
+        if (post_run(n, &barrier, size, members, NULL, NULL, 0, in, out, err, len))
+            goto done;
+    }
+    *t = (mf_coll_timing_t){.min_us = 1e300};
+    double all = 0;
+    for (int i = 0; i < size; i++)
+        add_rank(t, sum[i] / iters, &all); /* this rank's figure: timer / iterations */
+    t->avg_us = all / size;                 /* OSU prints the mean of the ranks' figures */
+    t->end = mf_net_now(n);
+    rc = 0;
+done:
+    free(in);
+    free(out);
+    free(sum);
     return rc;
 }
 

@@ -41,6 +41,22 @@ int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
                  mf_buf_t *send, mf_buf_t *recv, uint64_t at, uint64_t *lat_cycles,
                  mf_coll_timing_t *t, char *err, size_t len);
 
+/* OSU 7.x's timing loop as its collective benchmarks run it (e.g.
+ * osu_allreduce.c): one MPI_Barrier, then `skip` + `iters` iterations of
+ * { t_start = MPI_Wtime(); collective; t_stop = MPI_Wtime(); MPI_Barrier },
+ * each rank entering each call as late after the others as it left the
+ * previous one (no host time in between, as under MPIFPGA_MODELED_TIME=
+ * none), so barrier exit skew reaches the collective as on a real machine.
+ * As the engine behind the plugin does (fpga_model/server/session.c), a
+ * call enters the model once every member has made it, at cycles as far
+ * apart as the members' clocks, the earliest at the model's current cycle:
+ * consecutive calls on one communicator never overlap in the model.  Each rank's
+ * figure is its mean of t_stop - t_start over the last `iters` iterations;
+ * t gets their mean (OSU's "Avg Latency"), min and max over ranks.  The
+ * barrier runs in the model too, on the collective's CT row. */
+int mf_coll_loop_osu(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
+                     int iters, int skip, mf_coll_timing_t *t, char *err, size_t len);
+
 /* Per-rank latencies (complete[i] - at, into lat_cycles if given) and their
  * spread over ranks, for one call that all members entered at `at`. */
 void mf_coll_timing_fill(const mf_net_t *n, uint64_t at, const uint64_t *complete, int size,

@@ -121,10 +121,28 @@ static int parse_modeled(const char *v, void *f, size_t n, char *err, size_t len
         return *(int *)f = MF_MODELED_WALL, 0;
     if (!strcasecmp(v, "cpu"))
         return *(int *)f = MF_MODELED_CPU, 0;
-    if (parse_bool(v, f, n, err, len) == 0)
+    if (!strcasecmp(v, "none"))
+        return *(int *)f = MF_MODELED_NONE, 0;
+    if (parse_bool(v, f, n, err, len) == 0) {
+        if (*(int *)f)
+            *(int *)f = MF_MODELED_CPU; /* 1: the load-independent clock */
         return 0;
-    snprintf(err, len, "'%s' is not 0, 1, wall or cpu", v);
+    }
+    snprintf(err, len, "'%s' is not 0, 1, cpu, none or wall", v);
     return -1;
+}
+
+static int parse_scale(const char *v, void *f, size_t n, char *err, size_t len)
+{
+    (void)n;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= 0 && d <= 1e6)) {
+        snprintf(err, len, "'%s' is not a factor between 0 and 1e6", v);
+        return -1;
+    }
+    *(double *)f = d;
+    return 0;
 }
 
 static int parse_str(const char *v, void *f, size_t n, char *err, size_t len)
@@ -197,7 +215,8 @@ static const var_t vars[] = {
     {"MPIFPGA_CONNECT_TIMEOUT", "10", F(connect_timeout), parse_timeout, "seconds to wait for the engine at MPI_Init"},
     {"MPIFPGA_PROVIDER", "auto", F(provider), parse_str, "libfabric provider in auto mode (auto: shm on one host, else tcp;ofi_rxm)"},
     {"MPIFPGA_SHM_PAYLOAD", "1G", F(shm_payload), parse_size, "engine on this host: payloads go through a shared buffer per rank of up to this many bytes, not messages (0: always messages)"},
-    {"MPIFPGA_MODELED_TIME", "0", F(modeled_time), parse_modeled, "MPI_Wtime in modeled time inside offloaded calls; outside: 1/wall host wall clock, cpu the thread's CPU time (oversubscribed cores)"},
+    {"MPIFPGA_MODELED_TIME", "0", F(modeled_time), parse_modeled, "MPI_Wtime on a virtual clock: modeled time in offloaded calls; between MPI calls 1/cpu the thread's CPU time, none nothing, wall the host wall clock (load-dependent)"},
+    {"MPIFPGA_COMPUTE_SCALE", "1", F(compute_scale), parse_scale, "modeled time: factor on the CPU time charged between MPI calls (e.g. 0.5 for a host twice as fast)"},
     {"MPIFPGA_VERBOSE", "0", F(verbose), parse_verbose, "1: summary on stderr at MPI_Finalize; 2: also warnings per communicator"},
     {"MPIFPGA_REPORT", "", F(report), parse_str, "write the run report as JSON to this path at MPI_Finalize"},
     {"MPIFPGA_INSTANCES", "0", F(instances), parse_bool, "per call site of each collective: calls, bytes, host and modeled times (in the report)"},

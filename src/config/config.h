@@ -23,8 +23,10 @@ typedef enum {
 const char *mf_coll_id_name(mf_coll_id_t c);     /* "allreduce" */
 const char *mf_coll_id_mpi_name(mf_coll_id_t c); /* "MPI_Allreduce" */
 
-/* Modeled time: off, or the clock that runs outside offloaded calls. */
-enum { MF_MODELED_OFF = 0, MF_MODELED_WALL = 1, MF_MODELED_CPU = 2 };
+/* Modeled time: off, or what advances the virtual clock between MPI calls
+ * (src/intercept/wtime.c): the thread's CPU time (1, cpu), nothing (none),
+ * or -- host-load dependent, for comparison only -- the wall clock. */
+enum { MF_MODELED_OFF = 0, MF_MODELED_WALL = 1, MF_MODELED_CPU = 2, MF_MODELED_NONE = 3 };
 
 typedef struct {
     int enable;               /* MPIFPGA_ENABLE */
@@ -43,6 +45,7 @@ typedef struct {
     char provider[64];        /* MPIFPGA_PROVIDER: libfabric provider (auto mode) */
     uint64_t shm_payload;     /* MPIFPGA_SHM_PAYLOAD: largest shared payload buffer, 0 none */
     int modeled_time;         /* MPIFPGA_MODELED_TIME: MF_MODELED_* */
+    double compute_scale;     /* MPIFPGA_COMPUTE_SCALE: factor on charged CPU time */
     int verbose;              /* MPIFPGA_VERBOSE: 0 quiet, 1 summary, 2 + per-comm */
     char report[512];         /* MPIFPGA_REPORT: JSON report path ("" none) */
     int instances;            /* MPIFPGA_INSTANCES: per-call-site figures in the report */

@@ -42,9 +42,15 @@ void mf_site_begin_slow(mf_site_call_t *s, mf_coll_id_t id, void *ret, MPI_Datat
                         MPI_Op op, MPI_Comm comm);
 void mf_site_end_slow(mf_site_call_t *s);
 
+/* The virtual clock of modeled time stops and restarts at the same
+ * boundaries (src/intercept/wtime.c). */
+void mf_vclock_pause(void);
+void mf_vclock_resume(void);
+
 static inline void mf_site_begin(mf_site_call_t *s, mf_coll_id_t id, void *ret,
                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
+    mf_vclock_pause();
     s->on = 0;
     if (__builtin_expect(mf_sites_on, 0))
         mf_site_begin_slow(s, id, ret, type, op, comm);
@@ -54,6 +60,7 @@ static inline int mf_site_end(mf_site_call_t *s, int rc)
 {
     if (__builtin_expect(s->on, 0))
         mf_site_end_slow(s);
+    mf_vclock_resume();
     return rc;
 }
 

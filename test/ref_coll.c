@@ -18,7 +18,61 @@ size_t ref_dtype_size(mf_dtype_t t)
     case MF_DT_INT16: case MF_DT_UINT16: return 2;
     case MF_DT_INT32: case MF_DT_UINT32: case MF_DT_FLOAT: return 4;
     case MF_DT_INT64: case MF_DT_UINT64: case MF_DT_DOUBLE: return 8;
+    case MF_DT_FLOAT_INT: case MF_DT_2INT: case MF_DT_SHORT_INT: return 8;
+    case MF_DT_DOUBLE_INT: case MF_DT_LONG_INT: return 16;
     default: return 0;
+    }
+}
+
+/* ---- MINLOC / MAXLOC pairs: (value, int index) as the C structs ------- */
+
+static int is_pair(mf_dtype_t t) { return t >= MF_DT_FLOAT_INT && t <= MF_DT_SHORT_INT; }
+static int is_loc(mf_op_t op) { return op == MF_OP_MINLOC || op == MF_OP_MAXLOC; }
+
+/* Byte offset of the index in a pair lane. */
+static size_t pair_index_off(mf_dtype_t t)
+{
+    return t == MF_DT_DOUBLE_INT || t == MF_DT_LONG_INT ? 8 : 4;
+}
+
+static double pair_value(mf_dtype_t t, const unsigned char *e)
+{
+    float f; double d; int64_t l; int32_t i; int16_t h;
+    switch (t) {
+    case MF_DT_FLOAT_INT: memcpy(&f, e, 4); return f;
+    case MF_DT_DOUBLE_INT: memcpy(&d, e, 8); return d;
+    case MF_DT_LONG_INT: memcpy(&l, e, 8); return (double)l;
+    case MF_DT_2INT: memcpy(&i, e, 4); return i;
+    default: memcpy(&h, e, 2); return h;
+    }
+}
+
+static void pair_store(mf_dtype_t t, unsigned char *e, int64_t v, int32_t idx)
+{
+    float f = (float)v; double d = (double)v; int32_t i = (int32_t)v; int16_t h = (int16_t)v;
+    memset(e, 0, ref_dtype_size(t)); /* pads are zero */
+    switch (t) {
+    case MF_DT_FLOAT_INT: memcpy(e, &f, 4); break;
+    case MF_DT_DOUBLE_INT: memcpy(e, &d, 8); break;
+    case MF_DT_LONG_INT: memcpy(e, &v, 8); break;
+    case MF_DT_2INT: memcpy(e, &i, 4); break;
+    default: memcpy(e, &h, 2); break;
+    }
+    memcpy(e + pair_index_off(t), &idx, 4);
+}
+
+/* MPI-4.0 sec. 6.9.4: the better value; on a tie the lower index. */
+static void pair_combine(mf_op_t op, mf_dtype_t t, unsigned char *a, const unsigned char *b)
+{
+    size_t io = pair_index_off(t);
+    double av = pair_value(t, a), bv = pair_value(t, b);
+    int32_t ai, bi;
+    memcpy(&ai, a + io, 4);
+    memcpy(&bi, b + io, 4);
+    int b_wins = op == MF_OP_MINLOC ? bv < av : bv > av;
+    if (b_wins || (av == bv && bi < ai)) {
+        memcpy(a, b, t == MF_DT_SHORT_INT ? 2 : io); /* value bytes; pads keep acc's */
+        memcpy(a + io, &bi, 4);
     }
 }
 
@@ -35,6 +89,8 @@ int ref_op_valid(mf_op_t op, mf_dtype_t t)
 {
     if ((unsigned)op >= MF_OP_COUNT || ref_dtype_size(t) == 0)
         return 0;
+    if (is_loc(op) || is_pair(t))
+        return is_loc(op) && is_pair(t);
     return !(is_bitwise(op) && is_float(t));
 }
 
@@ -134,7 +190,9 @@ int ref_combine(mf_op_t op, mf_dtype_t t, void *acc, const void *src, size_t nby
     const unsigned char *b = src;
     size_t n = nbytes / ref_dtype_size(t);
     for (size_t i = 0; i < n; i++) {
-        if (is_float(t))
+        if (is_pair(t))
+            pair_combine(op, t, a + i * ref_dtype_size(t), b + i * ref_dtype_size(t));
+        else if (is_float(t))
             store_flt(a, t, i, flt_op(op, load_flt(a, t, i), load_flt(b, t, i)));
         else
             store_int(a, t, i, int_op(op, is_signed(t), load_int(a, t, i), load_int(b, t, i)));
@@ -296,6 +354,11 @@ static int64_t small_int(mf_dtype_t t, uint64_t x, int64_t lo, int64_t hi)
 /* Store an element value chosen for op from random word x. */
 static void fill_elem(mf_op_t op, mf_dtype_t t, unsigned char *p, size_t i, uint64_t x)
 {
+    if (is_pair(t)) { /* values -3..3: many ties, so the index rule matters */
+        pair_store(t, p + i * ref_dtype_size(t), (int64_t)(x % 7) - 3,
+                   (int32_t)((x >> 8) % 201) - 100);
+        return;
+    }
     int neg_ok = is_signed(t) || is_float(t);
     int64_t v;
     switch (op) {

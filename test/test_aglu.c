@@ -11,10 +11,11 @@
 #include "tap.h"
 
 static const char *const op_names[MF_OP_COUNT] = {
-    "sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor",
+    "sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor", "minloc", "maxloc",
 };
 static const char *const dt_names[MF_DT_COUNT] = {
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double",
+    "float_int", "double_int", "long_int", "2int", "short_int",
 };
 
 static int is_float(mf_dtype_t t) { return t == MF_DT_FLOAT || t == MF_DT_DOUBLE; }
@@ -34,9 +35,34 @@ static uint64_t rnd(void)
 
 /* Element i of p: a mix of zeros, small values of both signs and full-range
  * values (random bits for integers, random magnitudes for floats). */
+/* A (value, index) pair: value -3..3 so that ties are common, random
+ * index, random pad bytes (the AgLU must keep acc's). */
+static void rand_pair(mf_dtype_t t, unsigned char *e)
+{
+    uint64_t x = rnd();
+    for (size_t k = 0; k < ref_dtype_size(t); k++)
+        e[k] = (unsigned char)(rnd() >> 24);
+    int64_t v = (int64_t)(x % 7) - 3;
+    int32_t idx = (int32_t)((x >> 8) % 2001) - 1000;
+    float f = (float)v; double d = (double)v; int32_t i = (int32_t)v; int16_t h = (int16_t)v;
+    size_t io = t == MF_DT_DOUBLE_INT || t == MF_DT_LONG_INT ? 8 : 4;
+    switch (t) {
+    case MF_DT_FLOAT_INT: memcpy(e, &f, 4); break;
+    case MF_DT_DOUBLE_INT: memcpy(e, &d, 8); break;
+    case MF_DT_LONG_INT: memcpy(e, &v, 8); break;
+    case MF_DT_2INT: memcpy(e, &i, 4); break;
+    default: memcpy(e, &h, 2); break;
+    }
+    memcpy(e + io, &idx, 4);
+}
+
 static void rand_elem(mf_dtype_t t, unsigned char *p, size_t i)
 {
     size_t sz = ref_dtype_size(t);
+    if (mf_dtype_is_pair(t)) {
+        rand_pair(t, p + i * sz);
+        return;
+    }
     uint64_t x = rnd();
     int kind = (int)(x % 4);
     int64_t small = (int64_t)((x >> 8) % 7) - 3;
@@ -78,6 +104,32 @@ static void test_lanes(void)
 
 /* ---- hand-checked kernels ------------------------------------------- */
 
+/* MINLOC/MAXLOC on MPI_DOUBLE_INT-shaped pairs: better value wins, a tie
+ * takes the lower index whichever operand holds it; pads keep acc's. */
+typedef struct { double v; int32_t i; int32_t pad; } dint_t;
+static dint_t loc1(mf_op_t op, dint_t a, dint_t b)
+{
+    mf_aglu_combine(op, MF_DT_DOUBLE_INT, &a, &b, sizeof a);
+    return a;
+}
+
+static void test_loc_ties(void)
+{
+    dint_t a = {1.5, 7, 0x11}, b = {1.5, 3, 0x22}, c = {-2.0, 9, 0x33};
+    dint_t r = loc1(MF_OP_MINLOC, a, b);
+    ok(r.v == 1.5 && r.i == 3 && r.pad == 0x11, "minloc tie: lower index (3), acc's pad kept");
+    r = loc1(MF_OP_MINLOC, b, a);
+    ok(r.v == 1.5 && r.i == 3, "minloc tie, operands swapped: still index 3");
+    r = loc1(MF_OP_MAXLOC, a, b);
+    ok(r.v == 1.5 && r.i == 3, "maxloc tie: lower index (3)");
+    r = loc1(MF_OP_MINLOC, a, c);
+    ok(r.v == -2.0 && r.i == 9, "minloc: smaller value wins with its index (9)");
+    r = loc1(MF_OP_MAXLOC, c, a);
+    ok(r.v == 1.5 && r.i == 7, "maxloc: larger value wins with its index (7)");
+    ok(!mf_aglu_zero_closed(MF_OP_SUM, MF_DT_2INT, 8) && mf_aglu_zero_closed(MF_OP_MINLOC,
+       MF_DT_2INT, 8), "pairs take only minloc/maxloc");
+}
+
 #define COMBINE1(OP, DT, T, a, b) \
     ({ T acc_ = (a), src_ = (b); mf_aglu_combine(OP, DT, &acc_, &src_, sizeof(T)); acc_; })
 
@@ -112,6 +164,7 @@ static void test_hand_checked(void)
     ok(COMBINE1(MF_OP_BAND, MF_DT_UINT16, uint16_t, 0xf0f0, 0xff00) == 0xf000, "uint16 band");
     ok(COMBINE1(MF_OP_BOR, MF_DT_INT8, int8_t, -128, 1) == -127, "int8 bor");
     ok(COMBINE1(MF_OP_BXOR, MF_DT_INT64, int64_t, -1, 0x0f) == -16, "int64 bxor");
+    test_loc_ties();
 }
 
 /* ---- every op x type against the reference, unaligned, with tails -------- */
@@ -123,7 +176,7 @@ static void test_hand_checked(void)
  * reference and no byte outside acc[0..n) changed. */
 static int check_case(mf_op_t op, mf_dtype_t t, size_t n, size_t acc_off, size_t src_off)
 {
-    static unsigned char acc_buf[MAXN * 8 + 64], src_buf[MAXN * 8 + 64], want[MAXN * 8 + 64];
+    static unsigned char acc_buf[MAXN * 16 + 64], src_buf[MAXN * 16 + 64], want[MAXN * 16 + 64];
     size_t sz = ref_dtype_size(t), bytes = n * sz;
     memset(acc_buf, GUARD, sizeof acc_buf);
     unsigned char *acc = acc_buf + 16 + acc_off, *src = src_buf + src_off;
@@ -184,6 +237,8 @@ static void test_logical_01(void)
     for (int op = MF_OP_LAND; op <= MF_OP_LXOR; op++) {
         int good = 1, saw0 = 0, saw1 = 0;
         for (int t = 0; t < MF_DT_COUNT; t++) {
+            if (mf_dtype_is_pair((mf_dtype_t)t))
+                continue; /* logical ops are not defined on pairs */
             rand_buf((mf_dtype_t)t, acc + 1, N);
             rand_buf((mf_dtype_t)t, src, N);
             mf_aglu_combine((mf_op_t)op, (mf_dtype_t)t, acc + 1, src, N * ref_dtype_size((mf_dtype_t)t));

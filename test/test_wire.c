@@ -366,21 +366,32 @@ static void test_names(void)
     }
     ok(good, "opcode: name/parse round trip for all %d opcodes", MF_OPC_COUNT);
 
-    static const char *const dt[] = {"int8",   "int16",  "int32", "int64", "uint8",
-                                     "uint16", "uint32", "uint64", "float", "double"};
-    static const char *const ops[] = {"sum",  "prod", "min", "max", "land",
-                                      "lor",  "lxor", "band", "bor", "bxor"};
+    static const char *const dt[MF_DT_COUNT] = {
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float",
+        "double", "float_int", "double_int", "long_int", "2int", "short_int"};
+    static const char *const ops[MF_OP_COUNT] = {"sum", "prod", "min", "max", "land", "lor",
+                                                 "lxor", "band", "bor", "bxor", "minloc", "maxloc"};
     static const char *const opc[] = {"unicast",   "barrier",   "bcast",     "reduce",
                                       "allreduce", "scatter",   "gather",    "allgather",
                                       "reduce_scatter", "ct_config", "ct_free", "fwd_table"};
     good = 1;
     for (int t = 0; t < MF_DT_COUNT; t++)
         good &= strcmp(mf_dtype_name((mf_dtype_t)t), dt[t]) == 0;
-    ok(good, "dtype names: int8 .. double");
+    ok(good, "dtype names: int8 .. double, float_int .. short_int");
     good = 1;
     for (int o = 0; o < MF_OP_COUNT; o++)
         good &= strcmp(mf_op_name((mf_op_t)o), ops[o]) == 0;
-    ok(good, "op names: sum .. bxor");
+    ok(good, "op names: sum .. bxor, minloc, maxloc");
+    ok(mf_op_valid_for(MF_OP_MINLOC, MF_DT_DOUBLE_INT) && mf_op_valid_for(MF_OP_MAXLOC, MF_DT_2INT) &&
+           !mf_op_valid_for(MF_OP_MINLOC, MF_DT_DOUBLE) && !mf_op_valid_for(MF_OP_SUM, MF_DT_2INT),
+       "minloc/maxloc only on the pair types, and nothing else on them");
+    unsigned vb, io;
+    mf_pair_layout(MF_DT_DOUBLE_INT, &vb, &io);
+    ok(vb == 8 && io == 8 && mf_dtype_size(MF_DT_DOUBLE_INT) == 16,
+       "double_int lane: value 8 B at 0, index at 8, 16 B (the C struct)");
+    mf_pair_layout(MF_DT_SHORT_INT, &vb, &io);
+    ok(vb == 2 && io == 4 && mf_dtype_size(MF_DT_SHORT_INT) == 8,
+       "short_int lane: value 2 B at 0, index at 4, 8 B");
     good = 1;
     for (int c = 0; c < MF_OPC_COUNT; c++)
         good &= strcmp(mf_opcode_name((mf_opcode_t)c), opc[c]) == 0;
@@ -428,9 +439,12 @@ static void test_op_valid(void)
         for (int t = 0; t < MF_DT_COUNT; t++) {
             int bitwise = o == MF_OP_BAND || o == MF_OP_BOR || o == MF_OP_BXOR;
             int is_float = t == MF_DT_FLOAT || t == MF_DT_DOUBLE;
-            good &= mf_op_valid_for((mf_op_t)o, (mf_dtype_t)t) == !(bitwise && is_float);
+            int loc = o == MF_OP_MINLOC || o == MF_OP_MAXLOC, pair = t >= MF_DT_FLOAT_INT;
+            int want = loc || pair ? loc && pair : !(bitwise && is_float);
+            good &= mf_op_valid_for((mf_op_t)o, (mf_dtype_t)t) == want;
         }
-    ok(good, "op_valid_for: bitwise ops only on integers, all others everywhere");
+    ok(good, "op_valid_for: bitwise ops only on integers, minloc/maxloc only on pairs, "
+             "all others on every non-pair type");
     ok(!mf_op_valid_for(MF_OP_BAND, MF_DT_DOUBLE) && mf_op_valid_for(MF_OP_BAND, MF_DT_UINT8) &&
            mf_op_valid_for(MF_OP_LAND, MF_DT_FLOAT) && mf_op_valid_for(MF_OP_SUM, MF_DT_DOUBLE),
        "op_valid_for: band/double no, band/uint8 yes, land/float yes, sum/double yes");

@@ -18,6 +18,7 @@
 
 #include <assert.h>
 #include <stdint.h>
+#include <string.h>
 
 #define AGLU_BLOCK_BYTES 32 /* 256-bit AgLU vector */
 
@@ -112,6 +113,49 @@ AGLU_INT_KERNELS(u64, uint64_t, uint64_t)
 AGLU_FLOAT_KERNELS(f32, float)
 AGLU_FLOAT_KERNELS(f64, double)
 
+/*
+ * MINLOC / MAXLOC on (value, int index) pairs, one lane per pair laid out
+ * as the C struct (wire.h): the better value wins; on equal values the
+ * lower index (MPI-4.0 sec. 6.9.4).  Commutative, so the order in which
+ * the CGR combines its inputs does not matter.  Pad bytes keep acc's.
+ */
+#define AGLU_PAIR(tag, VT, IOFF, SZ)                                          \
+    static void aglu_pair_##tag(uint8_t *a, const uint8_t *b, size_t n, int max) \
+    {                                                                         \
+        for (size_t k = 0; k + (SZ) <= n; k += (SZ)) {                        \
+            VT av, bv;                                                        \
+            int32_t ai, bi;                                                   \
+            memcpy(&av, a + k, sizeof av);                                    \
+            memcpy(&bv, b + k, sizeof bv);                                    \
+            memcpy(&ai, a + k + (IOFF), 4);                                   \
+            memcpy(&bi, b + k + (IOFF), 4);                                   \
+            int better = max ? bv > av : bv < av;                             \
+            if (better || (bv == av && bi < ai)) {                            \
+                memcpy(a + k, &bv, sizeof bv);                                \
+                memcpy(a + k + (IOFF), &bi, 4);                               \
+            }                                                                 \
+        }                                                                     \
+    }                                                                         \
+    static void aglu_minloc_##tag(void *a, const void *b, size_t n)           \
+    {                                                                         \
+        aglu_pair_##tag(a, b, n, 0);                                          \
+    }                                                                         \
+    static void aglu_maxloc_##tag(void *a, const void *b, size_t n)           \
+    {                                                                         \
+        aglu_pair_##tag(a, b, n, 1);                                          \
+    }
+
+AGLU_PAIR(fi, float, 4, 8)
+AGLU_PAIR(di, double, 8, 16)
+AGLU_PAIR(li, int64_t, 8, 16)
+AGLU_PAIR(ii, int32_t, 4, 8)
+AGLU_PAIR(si, int16_t, 4, 8)
+
+#define AGLU_PAIR_ROW(op)                                                     \
+    { [MF_DT_FLOAT_INT] = aglu_##op##_fi, [MF_DT_DOUBLE_INT] = aglu_##op##_di, \
+      [MF_DT_LONG_INT] = aglu_##op##_li, [MF_DT_2INT] = aglu_##op##_ii,       \
+      [MF_DT_SHORT_INT] = aglu_##op##_si }
+
 /* One table row per op, columns in mf_dtype_t order. */
 #define AGLU_INT_ROW(op)                                                      \
     [MF_DT_INT8] = aglu_##op##_i8, [MF_DT_INT16] = aglu_##op##_i16,           \
@@ -134,12 +178,16 @@ static const aglu_fn aglu_table[MF_OP_COUNT][MF_DT_COUNT] = {
     [MF_OP_BAND] = AGLU_BITWISE_ROW(band),
     [MF_OP_BOR] = AGLU_BITWISE_ROW(bor),
     [MF_OP_BXOR] = AGLU_BITWISE_ROW(bxor),
+    [MF_OP_MINLOC] = AGLU_PAIR_ROW(minloc),
+    [MF_OP_MAXLOC] = AGLU_PAIR_ROW(maxloc),
 };
 
 static const unsigned char aglu_elem_bytes[MF_DT_COUNT] = {
     [MF_DT_INT8] = 1, [MF_DT_INT16] = 2, [MF_DT_INT32] = 4, [MF_DT_INT64] = 8,
     [MF_DT_UINT8] = 1, [MF_DT_UINT16] = 2, [MF_DT_UINT32] = 4, [MF_DT_UINT64] = 8,
     [MF_DT_FLOAT] = 4, [MF_DT_DOUBLE] = 8,
+    [MF_DT_FLOAT_INT] = 8, [MF_DT_DOUBLE_INT] = 16, [MF_DT_LONG_INT] = 16,
+    [MF_DT_2INT] = 8, [MF_DT_SHORT_INT] = 8,
 };
 
 void mf_aglu_combine(mf_op_t op, mf_dtype_t t, void *acc, const void *src, size_t nbytes)
@@ -157,7 +205,8 @@ void mf_aglu_combine(mf_op_t op, mf_dtype_t t, void *acc, const void *src, size_
 int mf_aglu_zero_closed(mf_op_t op, mf_dtype_t t, size_t nbytes)
 {
     /* every op of the table maps (0, 0) to 0: sum, prod (+0 for floats),
-     * min, max, the logical ops (0/1 results) and the bitwise ones */
+     * min, max, the logical ops (0/1 results), the bitwise ones, and
+     * minloc/maxloc (value 0, index 0, pads kept) */
     return (unsigned)op < MF_OP_COUNT && (unsigned)t < MF_DT_COUNT && aglu_table[op][t] != NULL &&
            nbytes % aglu_elem_bytes[t] == 0;
 }

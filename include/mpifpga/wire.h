@@ -53,6 +53,7 @@ typedef enum {
     MF_OP_SUM = 0, MF_OP_PROD, MF_OP_MIN, MF_OP_MAX,
     MF_OP_LAND, MF_OP_LOR, MF_OP_LXOR,
     MF_OP_BAND, MF_OP_BOR, MF_OP_BXOR,
+    MF_OP_MINLOC, MF_OP_MAXLOC, /* on the pair types only: (value, index) */
     MF_OP_COUNT
 } mf_op_t;
 
@@ -61,8 +62,22 @@ typedef enum {
     MF_DT_INT8 = 0, MF_DT_INT16, MF_DT_INT32, MF_DT_INT64,
     MF_DT_UINT8, MF_DT_UINT16, MF_DT_UINT32, MF_DT_UINT64,
     MF_DT_FLOAT, MF_DT_DOUBLE,
+    /* MINLOC/MAXLOC pairs (value, int index), one lane each laid out as the
+     * C struct MPI_FLOAT_INT etc. name on LP64: value at 0, index after it
+     * at the next 4-byte boundary, padded to 8 or 16 bytes (pad bytes are
+     * carried, never interpreted) */
+    MF_DT_FLOAT_INT, MF_DT_DOUBLE_INT, MF_DT_LONG_INT, MF_DT_2INT, MF_DT_SHORT_INT,
     MF_DT_COUNT
 } mf_dtype_t;
+
+/* 1 for the (value, index) pair types of MINLOC/MAXLOC. */
+static inline int mf_dtype_is_pair(mf_dtype_t t) { return t >= MF_DT_FLOAT_INT && t < MF_DT_COUNT; }
+/* A pair lane: value bytes at 0, the int32 index at *index_off. */
+static inline void mf_pair_layout(mf_dtype_t t, unsigned *value_bytes, unsigned *index_off)
+{
+    *value_bytes = t == MF_DT_DOUBLE_INT || t == MF_DT_LONG_INT ? 8 : t == MF_DT_SHORT_INT ? 2 : 4;
+    *index_off = t == MF_DT_DOUBLE_INT || t == MF_DT_LONG_INT ? 8 : 4;
+}
 
 /* Processor packet header (8 bytes), host <-> own switch. */
 typedef struct {

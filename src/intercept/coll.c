@@ -49,7 +49,7 @@ static uint64_t type_size(MPI_Datatype t)
 static void send_from(mf_call_t *c, const void *buf, uint64_t count, MPI_Datatype t)
 {
     c->send = buf;
-    if (buf && count && mf_offload_wanted(c->id) && !mf_dt_contiguous(t)) {
+    if (buf && count && mf_offload_wanted(c->id) && !c->pair_lanes && !mf_dt_contiguous(t)) {
         c->pack_send = 1;
         c->send_map = (mf_typed_buf_t){buf, count, t};
     }
@@ -58,7 +58,7 @@ static void send_from(mf_call_t *c, const void *buf, uint64_t count, MPI_Datatyp
 static void recv_into(mf_call_t *c, void *buf, uint64_t count, MPI_Datatype t)
 {
     c->recv = buf;
-    if (buf && count && mf_offload_wanted(c->id) && !mf_dt_contiguous(t)) {
+    if (buf && count && mf_offload_wanted(c->id) && (c->pair_lanes || !mf_dt_contiguous(t))) {
         c->unpack_recv = 1;
         c->recv_map = (mf_typed_buf_t){buf, count, t};
     }
@@ -86,6 +86,11 @@ static void reduction(mf_call_t *c, MPI_Datatype t, MPI_Op op, uint64_t count)
         return;
     c->local = mf_select_op_known(op);
     c->vote = mf_select_reduce(t, op, &c->dt, &c->op, &es);
+    if (!c->vote && mf_dtype_is_pair(c->dt)) { /* MINLOC/MAXLOC: elements are lanes */
+        c->pair_lanes = 1;
+        c->esize = mf_dtype_size(c->dt);
+        c->block = count * c->esize;
+    }
 }
 
 /* Data movers: any type moves as its packed bytes.  The first reason
@@ -221,8 +226,9 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const uint64_t *counts, 
     if (!bytes)
         return 0; /* let MPI do it */
     reduction(&c, t, op, 0);
+    uint64_t es = c.pair_lanes ? c.esize : type_size(t);
     for (int i = 0; i < p; i++) {
-        total += bytes[i] = counts[i] * type_size(t);
+        total += bytes[i] = counts[i] * es;
         elems += counts[i];
     }
     c.block = total;

@@ -1,5 +1,6 @@
 /* The offload decision and one call through the device (offload.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "intercept/host.h"
 #include "intercept/offload.h"
@@ -182,10 +183,25 @@ static void stage(mf_call_t *c, void **tsend, void **trecv)
     }
 }
 
+/* Pair lanes back into the caller's structs, value and index only. */
+static void copy_pairs(const mf_call_t *c, const uint8_t *lanes)
+{
+    unsigned vb, io;
+    size_t lane = mf_dtype_size(c->dt);
+    uint8_t *user = (uint8_t *)c->recv_map.buf;
+    mf_pair_layout(c->dt, &vb, &io);
+    for (uint64_t k = 0; k < c->recv_map.count; k++) {
+        memcpy(user + k * lane, lanes + k * lane, vb);
+        memcpy(user + k * lane + io, lanes + k * lane + io, 4);
+    }
+}
+
 /* Unpacks the result into the caller's layout; an MPI error if that fails. */
 static void unstage(const mf_call_t *c, void *tsend, void *trecv, int *rc)
 {
-    if (trecv && *rc == MPI_SUCCESS && mf_dt_unpack(trecv, c->recv_bytes, &c->recv_map))
+    if (trecv && *rc == MPI_SUCCESS && c->pair_lanes)
+        copy_pairs(c, trecv);
+    else if (trecv && *rc == MPI_SUCCESS && mf_dt_unpack(trecv, c->recv_bytes, &c->recv_map))
         *rc = mf_raise(c->comm, "mpifpga: MPI_Unpack of the result into the receive "
                                 "datatype failed");
     free(tsend);

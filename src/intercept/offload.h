@@ -38,6 +38,10 @@ typedef struct {
      * send_map and recv unpacked into recv_map around the device call. */
     int pack_send, unpack_recv;
     mf_typed_buf_t send_map, recv_map;
+    /* MINLOC/MAXLOC pairs: the buffers are the AgLU's lanes as they are
+     * (the C struct, wire.h); the result is copied back value and index
+     * only, so the user's pad bytes are never written. */
+    int pair_lanes;
 } mf_call_t;
 
 /* 0 if this collective cannot be offloaded at all in this job (not

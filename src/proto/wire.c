@@ -244,10 +244,12 @@ int mf_fwd_unpack(const uint8_t *in, size_t len, mf_fwd_entry_t *e, size_t cap, 
 
 static const char *const dtype_names[MF_DT_COUNT] = {
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double",
+    "float_int", "double_int", "long_int", "2int", "short_int",
 };
-static const size_t dtype_sizes[MF_DT_COUNT] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+/* pair lanes: the C struct's size (value, int index, padding) */
+static const size_t dtype_sizes[MF_DT_COUNT] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 16, 8, 8};
 static const char *const op_names[MF_OP_COUNT] = {
-    "sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor",
+    "sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor", "minloc", "maxloc",
 };
 static const char *const opcode_names[MF_OPC_COUNT] = {
     "unicast", "barrier", "bcast", "reduce", "allreduce", "scatter", "gather",
@@ -350,6 +352,9 @@ int mf_op_valid_for(mf_op_t op, mf_dtype_t t)
 {
     if ((unsigned)op >= MF_OP_COUNT || (unsigned)t >= MF_DT_COUNT)
         return 0;
+    int loc = op == MF_OP_MINLOC || op == MF_OP_MAXLOC;
+    if (loc || mf_dtype_is_pair(t))
+        return loc && mf_dtype_is_pair(t); /* MINLOC/MAXLOC on pairs, nothing else */
     int bitwise = op == MF_OP_BAND || op == MF_OP_BOR || op == MF_OP_BXOR;
     int integer = t <= MF_DT_UINT64;
     return !bitwise || integer;

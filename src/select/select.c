@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-enum { ARITH = 1, LOGIC = 2, BIT = 4, ALL = 7 }; /* op classes a type accepts */
+enum { ARITH = 1, LOGIC = 2, BIT = 4, ALL = 7, LOC = 8 }; /* op classes a type accepts */
 
 typedef struct {
     MPI_Datatype t;
@@ -37,6 +37,10 @@ static const type_map_t reduce_types[] = {
     {MPI_REAL, MF_DT_FLOAT, ARITH}, {MPI_REAL4, MF_DT_FLOAT, ARITH},
     {MPI_REAL8, MF_DT_DOUBLE, ARITH},
     {MPI_DOUBLE_PRECISION, MF_DT_DOUBLE, ARITH},
+    /* MINLOC/MAXLOC pairs, moved as their C struct (the lane, wire.h) */
+    {MPI_FLOAT_INT, MF_DT_FLOAT_INT, LOC},   {MPI_DOUBLE_INT, MF_DT_DOUBLE_INT, LOC},
+    {MPI_LONG_INT, MF_DT_LONG_INT, LOC},     {MPI_2INT, MF_DT_2INT, LOC},
+    {MPI_SHORT_INT, MF_DT_SHORT_INT, LOC},   {MPI_2INTEGER, MF_DT_2INT, LOC},
 };
 
 static int is_predefined(MPI_Datatype t)
@@ -70,6 +74,7 @@ static const struct {
     {MPI_MAX, MF_OP_MAX, ARITH},   {MPI_LAND, MF_OP_LAND, LOGIC}, {MPI_LOR, MF_OP_LOR, LOGIC},
     {MPI_LXOR, MF_OP_LXOR, LOGIC}, {MPI_BAND, MF_OP_BAND, BIT},   {MPI_BOR, MF_OP_BOR, BIT},
     {MPI_BXOR, MF_OP_BXOR, BIT},
+    {MPI_MINLOC, MF_OP_MINLOC, LOC}, {MPI_MAXLOC, MF_OP_MAXLOC, LOC},
 };
 
 static int op_index(MPI_Op op)
@@ -83,6 +88,20 @@ static int op_index(MPI_Op op)
 mf_fb_reason_t mf_select_op_known(MPI_Op op)
 {
     return op_index(op) < 0 ? MF_FB_OP : MF_FB_NONE;
+}
+
+/* The type's elements are the AgLU's lanes: plain types by size; a pair
+ * (size 12 for MPI_DOUBLE_INT) by its extent, which must be the lane's C
+ * struct layout (wire.h) -- so it is on LP64 with MPICH. */
+static int lane_fits(MPI_Datatype t, mf_dtype_t dt, size_t size)
+{
+    if (!mf_dtype_is_pair(dt))
+        return size == mf_dtype_size(dt);
+    MPI_Aint lb = 0, extent = 0;
+    unsigned vb, io;
+    mf_pair_layout(dt, &vb, &io);
+    return PMPI_Type_get_extent(t, &lb, &extent) == MPI_SUCCESS && lb == 0 &&
+           (size_t)extent == mf_dtype_size(dt) && size == vb + 4;
 }
 
 /* Predefined ops are defined on predefined types only (MPI-4.0 sec.
@@ -100,7 +119,7 @@ mf_fb_reason_t mf_select_reduce(MPI_Datatype t, MPI_Op op, mf_dtype_t *dt, mf_op
     for (size_t i = 0; i < sizeof reduce_types / sizeof reduce_types[0]; i++)
         if (reduce_types[i].t == t)
             m = &reduce_types[i];
-    if (!m || (size_t)*size != mf_dtype_size(m->dt))
+    if (!m || !lane_fits(t, m->dt, (size_t)*size))
         return MF_FB_DATATYPE;
     int k = op_index(op);
     if (k < 0 || !(m->ops & op_map[k].cls) || !mf_op_valid_for(op_map[k].mop, m->dt))

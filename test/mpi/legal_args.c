@@ -9,6 +9,8 @@
  *    holes of the receive buffer stay untouched;
  *  - one rank may pass MPI_Type_contiguous(3, MPI_DOUBLE) where the
  *    others pass 3 doubles (one type signature);
+ *  - MPI_MINLOC / MPI_MAXLOC on the pair types, ties to the lower index,
+ *    the receive buffer's pad bytes untouched;
  *  - count 0, reduce_scatter with uneven counts including zeros, and the
  *    v-variants (which MPICH runs) with uneven counts including zeros.
  * Results are checked against values computed locally.  The driver
@@ -174,6 +176,73 @@ static void pair_types(int root)
     PAIR_CASE(flt_int_t, MPI_FLOAT_INT, root);
 }
 
+/* ---- MINLOC / MAXLOC in the network --------------------------------------- */
+
+/* Rank r's element i: value (r + i) % 3 (ties across ranks), index 100 - r,
+ * so on a tie the lowest index is the highest rank's. */
+static int loc_val(int r, int i) { return (r + i) % 3; }
+static int loc_idx(int r) { return 100 - r; }
+
+/* The expected pair for element i over P ranks. */
+static void loc_want(int i, int max, int *v, int *idx)
+{
+    *v = loc_val(0, i);
+    *idx = loc_idx(0);
+    for (int r = 1; r < P; r++) {
+        int x = loc_val(r, i), better = max ? x > *v : x < *v;
+        if (better || (x == *v && loc_idx(r) < *idx))
+            *v = x, *idx = loc_idx(r);
+    }
+}
+
+#define LOC_CASE(T, MT, OPN, MAX, root, good)                                              \
+    do {                                                                                   \
+        T in[N], out[N];                                                                   \
+        memset(out, 0x77, sizeof out); /* pad bytes must keep 0x77 */                       \
+        for (int i = 0; i < N; i++)                                                        \
+            in[i].v = loc_val(me, i), in[i].i = loc_idx(me);                               \
+        if ((root) < 0)                                                                    \
+            MPI_Allreduce(in, out, N, MT, OPN, MPI_COMM_WORLD);                            \
+        else                                                                               \
+            MPI_Reduce(in, me == (root) ? out : NULL, N, MT, OPN, root, MPI_COMM_WORLD);    \
+        for (int i = 0; i < N && ((root) < 0 || me == (root)); i++) {                      \
+            int wv, wi;                                                                    \
+            loc_want(i, MAX, &wv, &wi);                                                    \
+            T probe;                                                                       \
+            memset(&probe, 0x77, sizeof probe);                                            \
+            probe.v = out[i].v, probe.i = out[i].i;                                        \
+            good &= out[i].v == wv && out[i].i == wi &&                                    \
+                    memcmp(&probe, &out[i], sizeof probe) == 0;                            \
+        }                                                                                  \
+    } while (0)
+
+typedef struct { int v; int i; } int2_t;
+
+static void loc_ops(int root)
+{
+    int good = 1;
+    LOC_CASE(dbl_int_t, MPI_DOUBLE_INT, MPI_MINLOC, 0, root, good);
+    LOC_CASE(short_int_t, MPI_SHORT_INT, MPI_MAXLOC, 1, root, good);
+    mpi_tap_ok(good, "reduce root %d: MINLOC double_int, MAXLOC short_int, ties to the lower "
+               "index, pad bytes untouched", root);
+}
+
+static void loc_all(void)
+{
+    int good = 1;
+    LOC_CASE(int2_t, MPI_2INT, MPI_MINLOC, 0, -1, good);
+    LOC_CASE(flt_int_t, MPI_FLOAT_INT, MPI_MAXLOC, 1, -1, good);
+    LOC_CASE(long_int_t, MPI_LONG_INT, MPI_MINLOC, 0, -1, good);
+    mpi_tap_ok(good, "allreduce: MINLOC 2int, MAXLOC float_int, MINLOC long_int");
+    dbl_int_t in[64], out;
+    for (int r = 0; r < P; r++)
+        in[r].v = loc_val(me, r), in[r].i = loc_idx(me);
+    MPI_Reduce_scatter_block(in, &out, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    int wv, wi;
+    loc_want(me, 1, &wv, &wi);
+    mpi_tap_ok(out.v == wv && out.i == wi, "reduce_scatter_block MAXLOC double_int");
+}
+
 /* ---- derived types with holes ------------------------------------------ */
 
 /* N ints at stride 2: the odd slots are holes that must keep HOLE. */
@@ -297,7 +366,9 @@ int main(int argc, char **argv)
         pair_types(root);
         derived_holes(root);
         same_signature(root);
+        loc_ops(root);
     }
+    loc_all();
     allgather_in_place();
     zero_counts();
     uneven();

@@ -1,5 +1,5 @@
 #!/bin/sh
-# fallback_check (derived datatypes in reductions, MPI_MINLOC, user op, MPI_LONG_DOUBLE,
+# fallback_check (derived datatypes in reductions, MPI_MINLOC vs MPICH, user op, MPI_LONG_DOUBLE,
 # intercommunicator, MPI_COMM_SELF, mixed type signatures): right results
 # through the fallback path, and the report counts each fallback reason.
 # Then the switches: MPIFPGA_ENABLE=0, MPIFPGA_COLLS=^bcast,

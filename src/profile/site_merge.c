@@ -41,6 +41,15 @@ static void add_rec(mf_site_merged_t *m, const mf_site_rec_t *r)
         m->host_us_max = r->host_us;
 }
 
+/* A record as another rank sent it: its strings end within their fields. */
+static void terminate_strings(mf_site_rec_t *r)
+{
+    r->module[sizeof r->module - 1] = '\0';
+    r->func[sizeof r->func - 1] = '\0';
+    r->dtype[sizeof r->dtype - 1] = '\0';
+    r->op[sizeof r->op - 1] = '\0';
+}
+
 /* Merge n records into *out (array of *nm); 0 or -1 (out of memory). */
 int mf_site_merge(const mf_site_rec_t *all, int n, mf_site_merged_t **out, int *nm)
 {
@@ -49,12 +58,14 @@ int mf_site_merge(const mf_site_rec_t *all, int n, mf_site_merged_t **out, int *
     if (!m)
         return -1;
     for (int i = 0; i < n; i++) {
+        mf_site_rec_t r = all[i];
+        terminate_strings(&r);
         int j = 0;
-        while (j < k && !same_site(&m[j].sum, &all[i]))
+        while (j < k && !same_site(&m[j].sum, &r))
             j++;
         if (j == k)
             k++;
-        add_rec(&m[j], &all[i]);
+        add_rec(&m[j], &r);
     }
     *out = m, *nm = k;
     return 0;

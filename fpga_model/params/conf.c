@@ -116,6 +116,11 @@ static int set_string(void *p, const mf_pdef_t *d, const char *value, const char
     if (len == 0 || len >= MF_CONF_NAME_LEN)
         return mf_conf_fail(err, errlen, "%sbad value '%s' for key '%s' (1..%zu characters)", where, value,
                     d->key, MF_CONF_NAME_LEN - 1);
+    /* what a parameter file cannot carry (an override could): printed, the
+     * set would not load back as it was */
+    if (strpbrk(value, "#\n"))
+        return mf_conf_fail(err, errlen, "%sbad value '%s' for key '%s' (no '#' or line break)",
+                            where, value, d->key);
     memcpy(field(p, d), value, len + 1);
     return 0;
 }

@@ -15,7 +15,7 @@ set -eu
 src=$(cd "${1:?usage: fuzz.sh SRCDIR BUILDDIR TARGET...}" && pwd)
 build=$(cd "${2:?usage: fuzz.sh SRCDIR BUILDDIR TARGET...}" && pwd)
 shift 2
-[ $# -gt 0 ] || set -- wire engine_msg conf site
+[ $# -gt 0 ] || set -- wire engine_msg conf site config
 CLANG=${CLANG:-clang}
 secs=${FUZZ_SECONDS:-60}
 mpi_cflags=${MPI_CFLAGS:-$(pkg-config --cflags mpich 2>/dev/null || true)}
@@ -44,7 +44,8 @@ sources() {
     engine_msg) echo src/proto/engine_msg.c src/proto/wire.c ;;
     conf) echo fpga_model/params/conf.c fpga_model/params/params.c fpga_model/params/host.c ;;
     site) echo src/profile/site_merge.c ;;
-    *) echo "fuzz.sh: unknown target '$1' (wire, engine_msg, conf, site)" >&2; return 1 ;;
+    config) echo src/config/config.c src/proto/wire.c ;;
+    *) echo "fuzz.sh: unknown target '$1' (wire, engine_msg, conf, site, config)" >&2; return 1 ;;
   esac
 }
 
@@ -65,9 +66,9 @@ for t in "$@"; do
   took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
   finds=$(find "$work/artifacts" -name "$t-*" -type f | wc -l)
   inputs=$(find "$work/corpus/$t" "$src/test/fuzz/corpus/$t" -type f | wc -l)
-  rate=$(awk -v e="${execs:-0}" -v s="${took:-$secs}" 'BEGIN { printf "%.0f", (s > 0 ? e / s : 0) }')
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   printf '%-10s %12s execs in %4s s  %9s execs/s  corpus %5s  findings %s\n' \
-    "$t" "${execs:-?}" "${took:-?}" "$rate" "$inputs" "$finds"
+    "$t" "${execs:-?}" "${took:-<$secs}" "${rate:-?}" "$inputs" "$finds"
   if [ "$finds" -gt 0 ]; then
     found=1
     grep -E 'ERROR|invariant failed|runtime error' "$log" | head -n 3 | sed 's/^/    /'

@@ -120,6 +120,15 @@ static void site(void)
     put("site", "two_ranks", 2, buf, sizeof r + sizeof answers - 1);
 }
 
+/* Lines of: variable index (fuzz_config.c's list) and value. */
+static void config(void)
+{
+    static const char set[] = "\001^bcast,barrier\n\0044M\n\012 4\n\013 16\n\017cpu\n\0202\n";
+    static const char bad[] = "\001allreduce,nope\n\0021Q\n\005gpu\n\00099\n";
+    put("config", "settings", 0xff, set, sizeof set - 1);
+    put("config", "bad_settings", 0xff, bad, sizeof bad - 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -128,5 +137,6 @@ int main(int argc, char **argv)
     engine_msg();
     conf();
     site();
+    config();
     return 0;
 }

@@ -157,6 +157,10 @@ static void test_ct(void)
        "ct_config: round trip");
     ok(truncations_rejected(n, un_ctc), "ct_config: truncated rejected");
     ok(mf_em_unpack_ct(buf, n, &g, 0) == -1, "ct_config: not a CT_FREE");
+    buf[18]++; /* entry length one more than the entry, and the byte there */
+    buf[n] = 0;
+    ok(mf_em_unpack_ct(buf, n + 1, &g, 1) == -1, "ct_config: a byte after the entry rejected");
+    buf[18]--;
     buf[16] = MF_MAX_CTX;
     ok(mf_em_unpack_ct(buf, n, &g, 1) == -1, "ct_config: ctx >= %d rejected", MF_MAX_CTX);
     h.type = MF_EM_CT_FREE;

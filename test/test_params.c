@@ -265,6 +265,11 @@ static void test_set(void)
        "set from 'key=value' form");
     ok(mf_params_set(&p, "name", "run7", err, sizeof err) == 0 && strcmp(p.name, "run7") == 0,
        "set name");
+    ok(mf_params_set(&p, "name", "a#b", err, sizeof err) == -1 && strcmp(p.name, "run7") == 0,
+       "set name with '#' refused (a file would read a comment): %s", err);
+    ok(mf_params_set(&p, "name", "r", err, sizeof err) == 0 && p.name[2] == '\0' &&
+           p.name[3] == '\0',
+       "a shorter name leaves no tail of the longer one");
     ok(mf_params_set(&p, "nope", "1", err, sizeof err) == -1 && strstr(err, "unknown key 'nope'"),
        "set unknown key: %s", err);
     ok(mf_params_set(&p, "ct_entries", "x", err, sizeof err) == -1 && strstr(err, "ct_entries") &&

@@ -116,7 +116,14 @@ static int set_string(void *p, const mf_pdef_t *d, const char *value, const char
     if (len == 0 || len >= MF_CONF_NAME_LEN)
         return mf_conf_fail(err, errlen, "%sbad value '%s' for key '%s' (1..%zu characters)", where, value,
                     d->key, MF_CONF_NAME_LEN - 1);
-    memcpy(field(p, d), value, len + 1);
+    /* what a parameter file cannot carry (an override could): printed, the
+     * set would not load back as it was */
+    if (strpbrk(value, "#\n"))
+        return mf_conf_fail(err, errlen, "%sbad value '%s' for key '%s' (no '#' or line break)",
+                            where, value, d->key);
+    /* zero-padded: nothing of a longer earlier value stays behind the NUL */
+    memset(field(p, d), 0, MF_CONF_NAME_LEN);
+    memcpy(field(p, d), value, len);
     return 0;
 }
 
@@ -288,6 +295,7 @@ static int load_file(const mf_conf_schema_t *s, FILE *f, const char *path, void 
         return -1;
     int rc = load_builtin(s, &s->builtins[0], p, err, errlen);
     if (rc == 0) {
+        memset(p, 0, MF_CONF_NAME_LEN); /* zero-padded, as set_string leaves it */
         snprintf((char *)p, MF_CONF_NAME_LEN, "%s", base_name(path));
         rc = apply_text(s, p, text, path, 0, err, errlen);
     }

@@ -10,18 +10,9 @@
 #include <unistd.h>
 
 #include "profile/callsite.h"
+#include "profile/site_merge.h"
 
 extern char **environ;
-
-/* One instance over all ranks. */
-typedef struct {
-    mf_site_rec_t sum;     /* calls, bytes and times summed over ranks */
-    uint64_t calls_max, offloaded_max, baseline_calls_max;
-    double host_us_max;
-    int ranks;
-    char file[256];        /* from addr2line, "" unknown */
-    long line;
-} merged_t;
 
 /* Every rank's records on rank 0 (*all, *n); 0, or -1 (then NULL). */
 static int gather(int rank, int nranks, mf_site_rec_t **all, int *n)
@@ -57,86 +48,12 @@ out:
     return rc;
 }
 
-static int same_site(const mf_site_rec_t *a, const mf_site_rec_t *b)
-{
-    return a->offset == b->offset && a->coll == b->coll && !strcmp(a->module, b->module);
-}
-
-static void mark_mixed(char *mine, size_t len, const char *other)
-{
-    if (strcmp(mine, other))
-        snprintf(mine, len, "mixed");
-}
-
-static void add_rec(merged_t *m, const mf_site_rec_t *r)
-{
-    mf_site_rec_t *s = &m->sum;
-    if (m->ranks++ == 0) {
-        *s = *r;
-    } else {
-        s->calls += r->calls, s->offloaded += r->offloaded, s->bytes += r->bytes;
-        s->baseline_calls += r->baseline_calls;
-        s->host_us += r->host_us, s->offload_us += r->offload_us;
-        s->baseline_us += r->baseline_us;
-        if (s->comm_size != r->comm_size)
-            s->comm_size = -1;
-        mark_mixed(s->dtype, sizeof s->dtype, r->dtype);
-        mark_mixed(s->op, sizeof s->op, r->op);
-    }
-    if (r->calls > m->calls_max)
-        m->calls_max = r->calls;
-    if (r->offloaded > m->offloaded_max)
-        m->offloaded_max = r->offloaded;
-    if (r->baseline_calls > m->baseline_calls_max)
-        m->baseline_calls_max = r->baseline_calls;
-    if (r->host_us > m->host_us_max)
-        m->host_us_max = r->host_us;
-}
-
-/* Merge n records into *out (array of *nm); 0 or -1 (out of memory). */
-static int merge(const mf_site_rec_t *all, int n, merged_t **out, int *nm)
-{
-    merged_t *m = calloc((size_t)(n ? n : 1), sizeof *m);
-    int k = 0;
-    if (!m)
-        return -1;
-    for (int i = 0; i < n; i++) {
-        int j = 0;
-        while (j < k && !same_site(&m[j].sum, &all[i]))
-            j++;
-        if (j == k)
-            k++;
-        add_rec(&m[j], &all[i]);
-    }
-    *out = m, *nm = k;
-    return 0;
-}
-
 /* ---- naming sites: addr2line -f -C -e MODULE ADDR... ---------------------- */
-
-static void parse_fileline(merged_t *m, const char *text)
-{
-    const char *colon = strrchr(text, ':');
-    if (!colon || text[0] == '?' || colon == text)
-        return;
-    long line = strtol(colon + 1, NULL, 10);
-    if (line <= 0)
-        return;
-    snprintf(m->file, sizeof m->file, "%.*s", (int)(colon - text), text);
-    m->line = line;
-}
-
-static void take_answer(merged_t *m, const char *func, const char *fileline)
-{
-    if (func[0] && func[0] != '?')
-        snprintf(m->sum.func, sizeof m->sum.func, "%.*s", (int)sizeof m->sum.func - 1, func);
-    parse_fileline(m, fileline);
-}
 
 static void chomp(char *s) { s[strcspn(s, "\n")] = '\0'; }
 
 /* Name the sites of m[] that lie in `module` (indices idx[0..n)). */
-static void addr2line(merged_t *m, const int *idx, int n, const char *module)
+static void addr2line(mf_site_merged_t *m, const int *idx, int n, const char *module)
 {
     char **argv = calloc((size_t)n + 6, sizeof *argv), (*addrs)[24] = calloc((size_t)n, 24);
     int fd[2] = {-1, -1};
@@ -166,7 +83,7 @@ static void addr2line(merged_t *m, const int *idx, int n, const char *module)
     for (int i = 0; i < n && fgets(func, sizeof func, in) && fgets(fileline, sizeof fileline, in);
          i++) {
         chomp(func), chomp(fileline);
-        take_answer(&m[idx[i]], func, fileline);
+        mf_site_take_answer(&m[idx[i]], func, fileline);
     }
     fclose(in);
     waitpid(pid, NULL, 0);
@@ -180,7 +97,7 @@ out:
 }
 
 /* One addr2line run per module (no addr2line: sites stay module+offset). */
-static void name_sites(merged_t *m, int nm)
+static void name_sites(mf_site_merged_t *m, int nm)
 {
     size_t cap = (size_t)(nm ? nm : 1);
     int *idx = malloc(cap * sizeof *idx), *done = calloc(cap, sizeof *done);
@@ -220,7 +137,7 @@ static void add_dbl(json_object *o, const char *k, double v)
     json_object_object_add(o, k, json_object_new_double(v));
 }
 
-static json_object *instance_json(const merged_t *m)
+static json_object *instance_json(const mf_site_merged_t *m)
 {
     const mf_site_rec_t *s = &m->sum;
     json_object *o = json_object_new_object();
@@ -255,12 +172,12 @@ static json_object *instance_json(const merged_t *m)
 json_object *mf_site_report(int rank, int nranks)
 {
     mf_site_rec_t *all = NULL;
-    merged_t *m = NULL;
+    mf_site_merged_t *m = NULL;
     json_object *arr = NULL;
     int n = 0, nm = 0;
     if (gather(rank, nranks, &all, &n) || rank != 0)
         goto out;
-    if (merge(all, n, &m, &nm))
+    if (mf_site_merge(all, n, &m, &nm))
         goto out;
     name_sites(m, nm);
     arr = json_object_new_array();

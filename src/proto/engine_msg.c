@@ -228,7 +228,9 @@ int mf_em_unpack_ct(const uint8_t *in, size_t len, mf_em_ct_t *b, int with_entry
     if (in[CT_CTX] >= MF_MAX_CTX || len != CT_ENTRY + elen)
         return -1;
     mf_em_ct_t t = {.ctx = in[CT_CTX]};
-    if (with_entry && mf_ct_entry_unpack(in + CT_ENTRY, elen, &t.entry))
+    /* the entry fills its declared length exactly: no trailing bytes */
+    if (with_entry && (mf_ct_entry_unpack(in + CT_ENTRY, elen, &t.entry) ||
+                       elen != mf_ct_entry_wire_bytes(&t.entry)))
         return -1;
     if (!with_entry && elen != 0)
         return -1;

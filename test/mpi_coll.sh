@@ -12,6 +12,8 @@ done
 report_ok "-n 4 report: Allreduce offloaded, counts consistent" "$tmp/coll4.json" \
     'nranks==4' 'allreduce.offloaded>0' 'allreduce.offloaded_bytes>0' 'allreduce.modeled_us>0' \
     '*.offloaded<=*.calls' '*.offloaded_bytes<=*.bytes' 'reduce_scatter.calls>0' 'barrier.calls>0'
+report_ok "-n 4 report: more than 1000 calls offloaded (summed over ranks)" "$tmp/coll4.json" \
+    'reduce.offloaded+allreduce.offloaded+bcast.offloaded+scatter.offloaded+gather.offloaded+allgather.offloaded+reduce_scatter.offloaded+reduce_scatter_block.offloaded+barrier.offloaded>1000'
 # Vectors longer than MPIFPGA_SEGMENT_BYTES go as several offloaded calls
 # (the 29-bit processor-packet size field): 4 KiB pieces of 64 KiB vectors.
 withenv "MPIFPGA_SEGMENT_BYTES=4K MPIFPGA_REPORT=$tmp/seg.json" run_ok \

@@ -47,10 +47,9 @@ static double pair_value(mf_dtype_t t, const unsigned char *e)
     }
 }
 
-static void pair_store(mf_dtype_t t, unsigned char *e, int64_t v, int32_t idx)
+void ref_pair_store(mf_dtype_t t, unsigned char *e, int64_t v, int32_t idx)
 {
     float f = (float)v; double d = (double)v; int32_t i = (int32_t)v; int16_t h = (int16_t)v;
-    memset(e, 0, ref_dtype_size(t)); /* pads are zero */
     switch (t) {
     case MF_DT_FLOAT_INT: memcpy(e, &f, 4); break;
     case MF_DT_DOUBLE_INT: memcpy(e, &d, 8); break;
@@ -355,8 +354,9 @@ static int64_t small_int(mf_dtype_t t, uint64_t x, int64_t lo, int64_t hi)
 static void fill_elem(mf_op_t op, mf_dtype_t t, unsigned char *p, size_t i, uint64_t x)
 {
     if (is_pair(t)) { /* values -3..3: many ties, so the index rule matters */
-        pair_store(t, p + i * ref_dtype_size(t), (int64_t)(x % 7) - 3,
-                   (int32_t)((x >> 8) % 201) - 100);
+        memset(p + i * ref_dtype_size(t), 0, ref_dtype_size(t)); /* pads are zero */
+        ref_pair_store(t, p + i * ref_dtype_size(t), (int64_t)(x % 7) - 3,
+                       (int32_t)((x >> 8) % 201) - 100);
         return;
     }
     int neg_ok = is_signed(t) || is_float(t);

@@ -68,4 +68,8 @@ int ref_combine(mf_op_t op, mf_dtype_t t, void *acc, const void *src, size_t nby
  */
 void ref_fill_input(const ref_coll_t *c, int rank, void *buf, size_t bytes, uint64_t seed);
 
+/* A MINLOC/MAXLOC pair lane (wire.h): value v (converted to the pair's
+ * value type) and index idx; the pad bytes are left as they are. */
+void ref_pair_store(mf_dtype_t t, unsigned char *e, int64_t v, int32_t idx);
+
 #endif

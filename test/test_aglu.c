@@ -42,18 +42,7 @@ static void rand_pair(mf_dtype_t t, unsigned char *e)
     uint64_t x = rnd();
     for (size_t k = 0; k < ref_dtype_size(t); k++)
         e[k] = (unsigned char)(rnd() >> 24);
-    int64_t v = (int64_t)(x % 7) - 3;
-    int32_t idx = (int32_t)((x >> 8) % 2001) - 1000;
-    float f = (float)v; double d = (double)v; int32_t i = (int32_t)v; int16_t h = (int16_t)v;
-    size_t io = t == MF_DT_DOUBLE_INT || t == MF_DT_LONG_INT ? 8 : 4;
-    switch (t) {
-    case MF_DT_FLOAT_INT: memcpy(e, &f, 4); break;
-    case MF_DT_DOUBLE_INT: memcpy(e, &d, 8); break;
-    case MF_DT_LONG_INT: memcpy(e, &v, 8); break;
-    case MF_DT_2INT: memcpy(e, &i, 4); break;
-    default: memcpy(e, &h, 2); break;
-    }
-    memcpy(e + io, &idx, 4);
+    ref_pair_store(t, e, (int64_t)(x % 7) - 3, (int32_t)((x >> 8) % 2001) - 1000);
 }
 
 static void rand_elem(mf_dtype_t t, unsigned char *p, size_t i)

@@ -397,27 +397,28 @@ static int run_sweep(const opts_t *o)
 {
     mf_params_t p;
     mf_topo_t t;
-    mf_net_t *n = setup(o, &p, &t);
-    int P = mf_net_nranks(n), rc = 1, nrows = 0;
-    int *members = malloc((size_t)P * sizeof *members);
-    uint64_t *lat = calloc((size_t)P, sizeof *lat);
-    uint32_t *rs_counts = calloc((size_t)P, sizeof *rs_counts);
-    row_t *rows = calloc(64, sizeof *rows);
     mf_host_params_t host;
     char err[256];
-    size_t es = mf_dtype_size(o->dtype);
-    if (!members || !lat || !rows || !rs_counts) {
-        fprintf(stderr, "mpifpga-sim: out of memory\n");
-        exit(1);
-    }
-    if (o->root >= P)
-        die2("--root: %d is not a rank of the %d-rank job", o->root, P);
+    /* bad arguments exit before anything is allocated */
     if (o->baseline && mf_host_params_load(o->host, &host, err, sizeof err))
         die2("--host-params: %s", err);
     if (o->analytic && o->root != 0)
         die2("--analytic: 001 Eqs. 3-6 are for root 0");
     if (!mf_op_valid_for(o->op, o->dtype))
         die2("--op: %s is not defined for --type %s", mf_op_name(o->op), mf_dtype_name(o->dtype));
+    mf_net_t *n = setup(o, &p, &t);
+    int P = mf_net_nranks(n), rc = 1, nrows = 0;
+    if (o->root >= P)
+        die2("--root: %d is not a rank of the %d-rank job", o->root, P);
+    int *members = malloc((size_t)P * sizeof *members);
+    uint64_t *lat = calloc((size_t)P, sizeof *lat);
+    uint32_t *rs_counts = calloc((size_t)P, sizeof *rs_counts);
+    row_t *rows = calloc(64, sizeof *rows);
+    size_t es = mf_dtype_size(o->dtype);
+    if (!members || !lat || !rows || !rs_counts) {
+        fprintf(stderr, "mpifpga-sim: out of memory\n");
+        exit(1);
+    }
     for (int i = 0; i < P; i++)
         members[i] = i;
     if (mf_comm_setup(n, 0, P, members, err, sizeof err))

@@ -11,6 +11,7 @@
 #include "tap.h"
 #include "test_net.h"
 #include "coll/bounds.h"
+#include "coll/run.h"
 #include "mpifpga/osu.h"
 
 static mf_params_t params;
@@ -110,6 +111,51 @@ static void by_hand(void)
     mf_topo_free(&t);
 }
 
+/* A 1 MiB gather on torus:2x2x2 to root 0, per-rank latencies in cycles. */
+static int gather_lat(mf_params_t *p, uint64_t *lat)
+{
+    mf_topo_t t;
+    char err[256];
+    int members[8] = {0, 1, 2, 3, 4, 5, 6, 7}, rc = -1;
+    mf_net_t *n = test_make_net(p, "torus", 8, 1, &t);
+    mf_coll_spec_t g = {.opc = MF_OPC_GATHER, .dtype = MF_DT_UINT8, .root = 0, .bytes = 1 << 20};
+    mf_coll_timing_t tm;
+    if (n && !mf_comm_setup(n, 0, 8, members, err, sizeof err) &&
+        !mf_coll_once(n, &g, 8, members, NULL, NULL, mf_net_now(n), lat, &tm, err, sizeof err))
+        rc = 0;
+    else
+        diag("gather: %s", n ? err : "no network");
+    if (n) {
+        for (int i = 0; !rc && i < 8; i++)
+            if (lat[i] < mf_bound_offload(n, &g, 8, members, i))
+                rc = -1;
+        mf_net_destroy(n);
+        mf_topo_free(&t);
+    }
+    return rc;
+}
+
+/* Parking in switch memory (park_mib, doc/model.md section 5): with it, a
+ * gather leaf's send completes at its link's rate (7 is the last block the
+ * root's DMA drains); with FIFOs only it waits for the root's drain. */
+static void parking(void)
+{
+    uint64_t on[8], off[8];
+    mf_params_t p = params;
+    int r1 = gather_lat(&p, on);
+    p.park_mib = 0;
+    int r2 = gather_lat(&p, off);
+    if (!ok(!r1 && !r2, "gather 1 MiB with and without parking: runs, every rank >= its bound"))
+        return;
+    /* 1 MiB over a 95.9 Gb/s link: 2^20 / 47.95 B per cycle = 21868 cycles */
+    ok(on[7] < 21868 * 5 / 4, "parked: the last leaf is done at its link rate (%llu cycles)",
+       (unsigned long long)on[7]);
+    ok(off[7] > off[0] / 2, "FIFOs only: the last leaf waits for the root's drain (%llu of %llu)",
+       (unsigned long long)off[7], (unsigned long long)off[0]);
+    ok(on[0] <= off[0], "parking never slows the root (%llu vs %llu cycles)",
+       (unsigned long long)on[0], (unsigned long long)off[0]);
+}
+
 int main(void)
 {
     char err[256];
@@ -119,6 +165,7 @@ int main(void)
         return tap_done();
     }
     by_hand();
+    parking();
     static const uint64_t small[] = {8, 4096, 65536};
     static const uint64_t tiny[] = {8, 4096};
     grid("torus", 8, 1, small, 3);

@@ -303,9 +303,14 @@ static void check_log2(void)
 
 static void check_alg(void)
 {
-    /* bcast: MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12288, MIN_PROCS 8 */
-    ok(mf_coll_alg(MF_OPC_BCAST, 8, 12287, 0) == MF_ALG_BINOMIAL, "bcast 12287 B / 8 -> binomial");
-    ok(mf_coll_alg(MF_OPC_BCAST, 8, 12288, 0) == MF_ALG_RING, "bcast 12288 B / 8 -> ring");
+    /* bcast: SHORT_MSG_SIZE 12288, LONG_MSG_SIZE 524288, MIN_PROCS 8 (<=) */
+    ok(mf_coll_alg(MF_OPC_BCAST, 8, 12288, 0) == MF_ALG_BINOMIAL, "bcast 12288 B / 8 -> binomial");
+    ok(mf_coll_alg(MF_OPC_BCAST, 8, 12289, 0) == MF_ALG_RECURSIVE_DBL,
+       "bcast 12289 B / 8 -> scatter + recursive doubling");
+    ok(mf_coll_alg(MF_OPC_BCAST, 16, 524288, 0) == MF_ALG_RECURSIVE_DBL,
+       "bcast 512 KiB / 16 -> scatter + recursive doubling");
+    ok(mf_coll_alg(MF_OPC_BCAST, 16, 524289, 0) == MF_ALG_RING, "bcast 512 KiB + 1 / 16 -> ring");
+    ok(mf_coll_alg(MF_OPC_BCAST, 12, 12289, 0) == MF_ALG_RING, "bcast 12289 B / 12 -> ring");
     ok(mf_coll_alg(MF_OPC_BCAST, 7, 1 << 20, 0) == MF_ALG_BINOMIAL, "bcast 1 MiB / 7 -> binomial");
 
     /* reduce: > 2048 B and count >= pof2 -> Rabenseifner */

@@ -54,7 +54,7 @@ static int same_params(const mf_params_t *a, const mf_params_t *b)
            a->router_stage_cycles == b->router_stage_cycles && a->ct_entries == b->ct_entries &&
            a->max_ranks == b->max_ranks && a->sa_cgr == b->sa_cgr &&
            a->aglu_latency_cycles == b->aglu_latency_cycles &&
-           a->collector_cycles == b->collector_cycles &&
+           a->collector_cycles == b->collector_cycles && a->park_mib == b->park_mib &&
            a->pcie_latency_ns == b->pcie_latency_ns &&
            a->host_overhead_ns == b->host_overhead_ns && a->oversub == b->oversub &&
            a->seed == b->seed;
@@ -85,6 +85,7 @@ static void test_u280(void)
     ok(p.collector_cycles == 1, "u280: collector 1 cycle");
     ok(p.pcie_latency_ns == 500, "u280: PCIe 500 ns (assumption)");
     ok(p.host_overhead_ns == 200, "u280: host overhead 200 ns (assumption)");
+    ok(p.park_mib == 1024, "u280: 1 GiB of HBM parks gather streams (assumption)");
     ok(p.oversub == 3, "u280: 3:1 over-subscription (001 sec. 6.2.2)");
     ok(p.seed == 1, "u280: seed 1");
     ok(mf_params_check(&p, err, sizeof err) == 0, "u280 passes mf_params_check");
@@ -103,6 +104,7 @@ static void test_novog(void)
     ok(p.link_latency_ns == 175.7, "novog: mean link latency 175.7 ns (000 Table 3.3)");
     ok(p.link_jitter_sd_ns == 12.34, "novog: sd 12.34 ns (000 Table 3.3)");
     ok(p.link_gbps == 40, "novog: 40 Gb/s links (000 ch. 3/5)");
+    ok(p.park_mib == 0, "novog: FIFOs only, no parking");
     ok(p.clock_mhz == 250 && p.phit_bits == 256, "novog: MPI-FPGA switch clock and phit");
     ok(p.vcs == 2 && p.input_fifo_bytes == 49152 && p.ct_entries == 32,
        "novog: other switch figures as u280");

@@ -165,7 +165,8 @@ static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_switch
 
 /* Room a sink has this cycle, or UINT64_MAX.  Network and internal streams
  * are flow-controlled end to end with a window of one input FIFO
- * (001 sec. 4.1: 48 KB); credits are seen without delay (doc/model.md). */
+ * (001 sec. 4.1: 48 KB), plus what the receiver parks in switch memory
+ * (extra_win); credits are seen without delay (doc/model.md). */
 static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k,
                                                           uint64_t now)
 {
@@ -175,6 +176,7 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, 
         return mf_dma_write_budget(s->net, c->eng->dma, now);
     case MF_SINK_NET: {
         uint64_t acked = partner_consumed(s, c, k), used = k->done > acked ? k->done - acked : 0;
+        win += k->extra_win;
         if (used >= win)
             return 0;
         uint64_t room = win - used;

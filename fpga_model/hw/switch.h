@@ -4,7 +4,9 @@
  *   dma.c        DMA engine / packet converter (processor <-> network packets)
  *   link.c       transceiver link            fifo.c   input FIFO, margin back-pressure
  *   ccm.c        collective control module   ct.c     communicator table
- *   ccm_algo.c   the CCM's algorithm blocks (binomial, rec. doubling/halving, ring)
+ *   ccm_algo.c   the CCM's algorithm selection; ccm_build.c its building blocks;
+ *   ccm_tree.c, ccm_ring.c, ccm_rd.c  the algorithm blocks (binomial, ring,
+ *                rec. doubling/halving)
  *   route.c      route computation           vc_alloc.c  VC allocation
  *   sw_alloc.c   switch allocation (round robin)
  *   l1_switch.c  L1 switch traversal, ejection
@@ -89,6 +91,7 @@ typedef struct {
     int stream;         /* STREAM: index of the target stream */
     int flow;           /* flow whose output this sink takes */
     int l2_queue;       /* NET: L2 output queue towards dest (mf_l2_queue) */
+    uint64_t extra_win; /* NET: bytes the partner parks in switch memory beyond one FIFO window */
     mf_pkt_t *pk;       /* NET: packet being filled */
 } mf_sink_t;
 

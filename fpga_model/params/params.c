@@ -50,6 +50,7 @@ static const mf_pdef_t mf_pdefs[] = {
     ROW(sa_cgr, MF_T_UINT, 1, 64, 0, "CGR units per switch (SA)"),
     ROW(aglu_latency_cycles, MF_T_UINT, 0, 1024, 0, "AgLU pipeline depth [cycles]"),
     ROW(collector_cycles, MF_T_UINT, 0, 1024, 0, "collector / L2 switch traversal [cycles]"),
+    ROW(park_mib, MF_T_UINT, 0, 1u << 20, 0, "switch memory parking gather streams [MiB], 0 = FIFOs only"),
     ROW(pcie_latency_ns, MF_T_DBL, 0, 1e7, 0, "one-way PCIe DMA latency [ns]"),
     ROW(host_overhead_ns, MF_T_DBL, 0, 1e7, 0, "host cost to post / complete an offloaded call [ns]"),
     ROW(oversub, MF_T_UINT, 1, 64, 0, "fat-tree leaf down:up ratio (3 = 3:1)"),

@@ -34,6 +34,7 @@ typedef struct mf_params {
     unsigned sa_cgr;                /* CGR units per switch (SA) */
     unsigned aglu_latency_cycles;   /* AgLU pipeline depth */
     unsigned collector_cycles;      /* collector / L2 switch traversal */
+    unsigned park_mib;              /* switch memory parking streams the FIFOs cannot hold */
     /* processor <-> switch */
     double pcie_latency_ns;         /* one-way PCIe DMA latency */
     double host_overhead_ns;        /* host cost to post / complete an offloaded call */

@@ -123,6 +123,7 @@ int mf_ct_entry_build(int size, int rank, const int *global_of, mf_ct_entry_t *o
  */
 #define BCAST_SHORT_MSG 12288     /* MPIR_CVAR_BCAST_SHORT_MSG_SIZE */
 #define BCAST_MIN_PROCS 8         /* MPIR_CVAR_BCAST_MIN_PROCS */
+#define BCAST_LONG_MSG 524288     /* MPIR_CVAR_BCAST_LONG_MSG_SIZE */
 #define REDUCE_SHORT_MSG 2048     /* MPIR_CVAR_REDUCE_SHORT_MSG_SIZE */
 #define ALLREDUCE_SHORT_MSG 2048  /* MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE */
 #define ALLGATHER_LONG_MSG 524288 /* MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE */
@@ -137,9 +138,12 @@ mf_alg_t mf_coll_alg(mf_opcode_t opc, unsigned comm_size, uint64_t size_bytes, u
     uint64_t pof2 = mf_pof2_floor(comm_size);
     switch (opc) {
     case MF_OPC_BCAST:
-        /* MPICH's medium pof2 case (scatter + rec. doubling) is not offloaded */
-        return size_bytes < BCAST_SHORT_MSG || comm_size < BCAST_MIN_PROCS ? MF_ALG_BINOMIAL
-                                                                           : MF_ALG_RING;
+        /* generic.json's '<=', as the baseline (baseline/sched.c) */
+        if (size_bytes <= BCAST_SHORT_MSG || comm_size < BCAST_MIN_PROCS)
+            return MF_ALG_BINOMIAL;
+        /* medium, P a power of two: scatter + recursive doubling */
+        return size_bytes <= BCAST_LONG_MSG && is_pof2(comm_size) ? MF_ALG_RECURSIVE_DBL
+                                                                  : MF_ALG_RING;
     case MF_OPC_REDUCE:
         return size_bytes > REDUCE_SHORT_MSG && elems >= pof2 ? MF_ALG_RABENSEIFNER
                                                               : MF_ALG_BINOMIAL;

@@ -1,6 +1,7 @@
 /*
  * The full grid of fpga_model/coll/bounds.h: every collective x sizes 4 B
- * .. 4 MiB (powers of 4) x torus 8, 27, 64, 128 nodes and a fat tree, each
+ * .. 4 MiB (powers of 4) x torus 8, 27, 32, 64, 128 nodes and fat trees of
+ * 16 and 128 nodes, each
  * rank's modeled latency against its physical lower bound, offload and
  * baseline MPI.  Prints per topology and collective the worst ratio
  * modeled / bound (must be >= 1) and the offload speedup over the baseline:
@@ -122,8 +123,9 @@ static int run_topology(const mf_params_t *p, const mf_host_params_t *h, const c
 
 int main(int argc, char **argv)
 {
-    static const char *defaults[] = {"torus:8", "torus:27", "torus:64", "torus:128",
-                                     "fattree:8:16"};
+    static const char *defaults[] = {"torus:8",      "torus:27",        "torus:32",
+                                     "torus:64",     "torus:128",       "fattree:8:16",
+                                     "fattree:16:128"};
     uint64_t max = 4u << 20;
     int first = 1;
     if (argc > 2 && !strcmp(argv[1], "-m")) {

@@ -2,6 +2,7 @@
 # Every legal call (test/mpi/legal_args.c) at 3, 4 and 5 ranks, every root:
 # insignificant arguments at their most surprising legal values, pair types
 # (size != extent), derived types with holes, MINLOC/MAXLOC on the pairs,
+# SUM/PROD on the complex types,
 # count 0, uneven counts.  The
 # results must be right, no run may hang (timeout), and the report must show
 # that no intercepted call fell back: each was offloaded or moved nothing.
@@ -15,7 +16,7 @@ for np in 3 4 5; do
     report_ok "-n $np: scatter, gather, bcast, allgather, reduce offloaded for every root" \
         "$tmp/r$np.json" "scatter.offloaded==$((np * np * 7))" "gather.offloaded==$((np * np * 8))" \
         "bcast.offloaded==$((np * np * 7))" "allgather.offloaded==$((np * np * 6 + np))" \
-        "reduce.offloaded==$((np * np * 4))" 'reduce_scatter.offloaded>0' \
-        "allreduce.offloaded==$((np * 3))" "reduce_scatter_block.offloaded==$np"
+        "reduce.offloaded==$((np * np * 5))" 'reduce_scatter.offloaded>0' \
+        "allreduce.offloaded==$((np * 6))" "reduce_scatter_block.offloaded==$np"
 done
 finish

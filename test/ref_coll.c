@@ -90,8 +90,22 @@ int ref_op_valid(mf_op_t op, mf_dtype_t t)
         return 0;
     if (is_loc(op) || is_pair(t))
         return is_loc(op) && is_pair(t);
+    if (op == MF_OP_CPROD)
+        return is_float(t);
     return !(is_bitwise(op) && is_float(t));
 }
+
+/* (a + bi)(c + di) = (ac - bd) + (ad + bc)i in T's own precision, lane
+ * pairs i, i + 1 (MF_OP_CPROD). */
+#define REF_CPROD(T, a, b, i)                                                 \
+    do {                                                                      \
+        T x[2], y[2];                                                         \
+        memcpy(x, (a) + (i) * sizeof(T), sizeof x);                           \
+        memcpy(y, (b) + (i) * sizeof(T), sizeof y);                           \
+        T p1 = x[0] * y[0], p2 = x[1] * y[1], p3 = x[0] * y[1], p4 = x[1] * y[0]; \
+        T r[2] = {p1 - p2, p3 + p4};                                          \
+        memcpy((a) + (i) * sizeof(T), r, sizeof r);                           \
+    } while (0)
 
 /* Integer element i of p, sign-extended for signed types. */
 static uint64_t load_int(const unsigned char *p, mf_dtype_t t, size_t i)
@@ -188,7 +202,13 @@ int ref_combine(mf_op_t op, mf_dtype_t t, void *acc, const void *src, size_t nby
     unsigned char *a = acc;
     const unsigned char *b = src;
     size_t n = nbytes / ref_dtype_size(t);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; op == MF_OP_CPROD && i + 2 <= n; i += 2) {
+        if (t == MF_DT_FLOAT)
+            REF_CPROD(float, a, b, i);
+        else
+            REF_CPROD(double, a, b, i);
+    }
+    for (size_t i = 0; op != MF_OP_CPROD && i < n; i++) {
         if (is_pair(t))
             pair_combine(op, t, a + i * ref_dtype_size(t), b + i * ref_dtype_size(t));
         else if (is_float(t))
@@ -364,6 +384,10 @@ static void fill_elem(mf_op_t op, mf_dtype_t t, unsigned char *p, size_t i, uint
     switch (op) {
     case MF_OP_SUM: v = small_int(t, x, -16, 16); break;
     case MF_OP_MIN: case MF_OP_MAX: v = small_int(t, x, -100, 100); break;
+    case MF_OP_CPROD: /* re in {1, -1}, im in {-1, 0, 1}: never 0, products of
+                       * P such numbers stay small Gaussian integers, exact */
+        v = i % 2 ? (int64_t)(x % 3) - 1 : x % 4 == 0 ? -1 : 1;
+        break;
     case MF_OP_PROD: /* mostly 1: products stay small and exact */
         v = x % 16 == 0 ? 2 : (x % 16 == 1 && neg_ok) ? -1 : 1;
         break;

@@ -370,7 +370,8 @@ static void test_names(void)
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float",
         "double", "float_int", "double_int", "long_int", "2int", "short_int"};
     static const char *const ops[MF_OP_COUNT] = {"sum", "prod", "min", "max", "land", "lor",
-                                                 "lxor", "band", "bor", "bxor", "minloc", "maxloc"};
+                                                 "lxor", "band", "bor", "bxor", "minloc", "maxloc",
+                                                 "cprod"};
     static const char *const opc[] = {"unicast",   "barrier",   "bcast",     "reduce",
                                       "allreduce", "scatter",   "gather",    "allgather",
                                       "reduce_scatter", "ct_config", "ct_free", "fwd_table"};
@@ -441,10 +442,15 @@ static void test_op_valid(void)
             int is_float = t == MF_DT_FLOAT || t == MF_DT_DOUBLE;
             int loc = o == MF_OP_MINLOC || o == MF_OP_MAXLOC, pair = t >= MF_DT_FLOAT_INT;
             int want = loc || pair ? loc && pair : !(bitwise && is_float);
+            if (o == MF_OP_CPROD)
+                want = is_float;
             good &= mf_op_valid_for((mf_op_t)o, (mf_dtype_t)t) == want;
         }
     ok(good, "op_valid_for: bitwise ops only on integers, minloc/maxloc only on pairs, "
-             "all others on every non-pair type");
+             "cprod only on float/double, all others on every non-pair type");
+    ok(mf_elem_bytes(MF_OP_CPROD, MF_DT_DOUBLE) == 16 && mf_elem_bytes(MF_OP_CPROD, MF_DT_FLOAT) == 8 &&
+           mf_elem_bytes(MF_OP_SUM, MF_DT_DOUBLE) == 8,
+       "elem_bytes: a cprod element is a (re, im) lane pair");
     ok(!mf_op_valid_for(MF_OP_BAND, MF_DT_DOUBLE) && mf_op_valid_for(MF_OP_BAND, MF_DT_UINT8) &&
            mf_op_valid_for(MF_OP_LAND, MF_DT_FLOAT) && mf_op_valid_for(MF_OP_SUM, MF_DT_DOUBLE),
        "op_valid_for: band/double no, band/uint8 yes, land/float yes, sum/double yes");

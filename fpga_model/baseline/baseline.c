@@ -524,7 +524,7 @@ static int set_costs(bl_t *b, const mf_host_params_t *h, char *err, size_t len)
 void mf_bl_call_from_spec(const mf_coll_spec_t *c, int size, mf_bl_call_t *call,
                           uint64_t *counts_buf)
 {
-    size_t es = mf_dtype_size(c->dtype);
+    size_t es = mf_elem_bytes(c->op, c->dtype);
     *call = (mf_bl_call_t){.opc = c->opc, .size = size, .root = c->root, .esize = es,
                            .bytes = mf_osu_hdr_size(c->opc, c->bytes, size, es)};
     if (c->opc == MF_OPC_REDUCE_SCATTER && c->counts && counts_buf) {

@@ -60,8 +60,10 @@ static void usage(FILE *f)
             "       mpifpga-sim --traffic PATTERN --rate R [--topology ...] [--nodes N] [--cycles N]\n"
             "                   [--packet-phits P] [--params ...]\n"
             "collectives: bcast reduce allreduce scatter gather allgather reduce_scatter barrier\n"
-            "ops: sum prod min max land lor lxor band bor bxor\n"
+            "ops: sum prod min max land lor lxor band bor bxor minloc maxloc cprod\n"
             "types: int8 int16 int32 int64 uint8 uint16 uint32 uint64 float double\n"
+            "       float_int double_int long_int 2int short_int (minloc, maxloc)\n"
+            "       (cprod: float or double lanes taken as (re, im) pairs)\n"
             "patterns: uniform transpose bitcomp neighbor tornado\n");
 }
 
@@ -414,7 +416,7 @@ static int run_sweep(const opts_t *o)
     uint64_t *lat = calloc((size_t)P, sizeof *lat);
     uint32_t *rs_counts = calloc((size_t)P, sizeof *rs_counts);
     row_t *rows = calloc(64, sizeof *rows);
-    size_t es = mf_dtype_size(o->dtype);
+    size_t es = mf_elem_bytes(o->op, o->dtype);
     if (!members || !lat || !rows || !rs_counts) {
         fprintf(stderr, "mpifpga-sim: out of memory\n");
         exit(1);

@@ -22,7 +22,7 @@ static uint64_t block_of(const mf_coll_spec_t *c, int size, int j)
 {
     if (c->opc == MF_OPC_REDUCE_SCATTER && c->counts)
         return c->counts[j];
-    return mf_osu_hdr_size(c->opc, c->bytes, size, mf_dtype_size(c->dtype));
+    return mf_osu_hdr_size(c->opc, c->bytes, size, mf_elem_bytes(c->op, c->dtype));
 }
 
 /* Rank i needs data from comm rank j: account for its distance. */

@@ -80,7 +80,7 @@ void mf_coll_timing_fill(const mf_net_t *n, uint64_t at, const uint64_t *complet
 
 static mf_alg_t pick_alg(const mf_coll_spec_t *c, int size, uint64_t hdr_size)
 {
-    size_t es = mf_dtype_size(c->dtype);
+    size_t es = mf_elem_bytes(c->op, c->dtype);
     return mf_coll_alg(c->opc, (unsigned)size, hdr_size, hdr_size / es);
 }
 
@@ -92,7 +92,7 @@ static int post_run(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *m
                     uint64_t *complete, char *err, size_t len)
 {
     int rc = -1;
-    size_t es = mf_dtype_size(c->dtype);
+    size_t es = mf_elem_bytes(c->op, c->dtype);
     uint64_t hsize = mf_osu_hdr_size(c->opc, c->bytes, size, es);
     int *status = calloc((size_t)size, sizeof *status);
     member_t *mem = calloc((size_t)size, sizeof *mem);

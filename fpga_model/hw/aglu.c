@@ -151,6 +151,26 @@ AGLU_PAIR(li, int64_t, 8, 16)
 AGLU_PAIR(ii, int32_t, 4, 8)
 AGLU_PAIR(si, int16_t, 4, 8)
 
+/*
+ * Complex product on (re, im) lane pairs (MPI_PROD on the complex types):
+ * (a + bi)(c + di) = (ac - bd) + (ad + bc)i, as C99's _Complex '*' without
+ * its inf/nan recovery (MPICH's complex MPI_PROD also multiplies plainly).
+ */
+#define AGLU_CPROD(tag, T)                                                    \
+    static void aglu_cprod_##tag(void *acc, const void *src, size_t nbytes)   \
+    {                                                                         \
+        tag##_u *a = acc;                                                     \
+        const tag##_u *b = src;                                               \
+        for (size_t i = 0, n = nbytes / sizeof(T); i + 2 <= n; i += 2) {      \
+            T re = a[i] * b[i] - a[i + 1] * b[i + 1];                         \
+            T im = a[i] * b[i + 1] + a[i + 1] * b[i];                         \
+            a[i] = re;                                                        \
+            a[i + 1] = im;                                                    \
+        }                                                                     \
+    }
+AGLU_CPROD(f32, float)
+AGLU_CPROD(f64, double)
+
 #define AGLU_PAIR_ROW(op)                                                     \
     { [MF_DT_FLOAT_INT] = aglu_##op##_fi, [MF_DT_DOUBLE_INT] = aglu_##op##_di, \
       [MF_DT_LONG_INT] = aglu_##op##_li, [MF_DT_2INT] = aglu_##op##_ii,       \
@@ -180,6 +200,7 @@ static const aglu_fn aglu_table[MF_OP_COUNT][MF_DT_COUNT] = {
     [MF_OP_BXOR] = AGLU_BITWISE_ROW(bxor),
     [MF_OP_MINLOC] = AGLU_PAIR_ROW(minloc),
     [MF_OP_MAXLOC] = AGLU_PAIR_ROW(maxloc),
+    [MF_OP_CPROD] = {[MF_DT_FLOAT] = aglu_cprod_f32, [MF_DT_DOUBLE] = aglu_cprod_f64},
 };
 
 static const unsigned char aglu_elem_bytes[MF_DT_COUNT] = {
@@ -197,7 +218,7 @@ void mf_aglu_combine(mf_op_t op, mf_dtype_t t, void *acc, const void *src, size_
         return;
     aglu_fn fn = aglu_table[op][t];
     assert(fn != NULL && "bitwise op on a floating-point type");
-    assert(nbytes % aglu_elem_bytes[t] == 0);
+    assert(nbytes % (aglu_elem_bytes[t] * (op == MF_OP_CPROD ? 2u : 1u)) == 0);
     if (fn != NULL) /* NDEBUG: an invalid (op, type) leaves acc as it is */
         fn(acc, src, nbytes);
 }
@@ -206,9 +227,9 @@ int mf_aglu_zero_closed(mf_op_t op, mf_dtype_t t, size_t nbytes)
 {
     /* every op of the table maps (0, 0) to 0: sum, prod (+0 for floats),
      * min, max, the logical ops (0/1 results), the bitwise ones, and
-     * minloc/maxloc (value 0, index 0, pads kept) */
+     * minloc/maxloc (value 0, index 0, pads kept), cprod (0 x 0 = 0) */
     return (unsigned)op < MF_OP_COUNT && (unsigned)t < MF_DT_COUNT && aglu_table[op][t] != NULL &&
-           nbytes % aglu_elem_bytes[t] == 0;
+           nbytes % (aglu_elem_bytes[t] * (op == MF_OP_CPROD ? 2u : 1u)) == 0;
 }
 
 unsigned mf_aglu_lanes(unsigned phit_bits, mf_dtype_t t)

@@ -142,7 +142,7 @@ static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
     for (int i = 0; i < f->nin; i++)
         n = min_u64(n, mf_stream_avail(&c->st[f->in[i]], now));
     if (f->kind == MF_FLOW_REDUCE && f->pos + n < f->len) {
-        size_t es = mf_dtype_size(c->req.hdr.dtype);
+        size_t es = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype);
         n -= n % es; /* AgLU lanes work on whole elements */
     }
     return n;

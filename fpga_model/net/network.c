@@ -194,9 +194,10 @@ static int check_req(const mf_net_t *n, int grank, const mf_coll_req_t *r, char 
     if (!mf_op_valid_for((mf_op_t)h->op, (mf_dtype_t)h->dtype))
         return snprintf(err, errlen, "op %s is not defined for %s", mf_op_name(h->op),
                         mf_dtype_name(h->dtype)), -1;
-    if (h->size % mf_dtype_size((mf_dtype_t)h->dtype))
-        return snprintf(err, errlen, "size %u is not a multiple of the %s element size",
-                        h->size, mf_dtype_name(h->dtype)), -1;
+    if (h->size % mf_elem_bytes((mf_op_t)h->op, (mf_dtype_t)h->dtype))
+        return snprintf(err, errlen, "size %u is not a multiple of the %zu-byte %s %s element",
+                        h->size, mf_elem_bytes((mf_op_t)h->op, (mf_dtype_t)h->dtype),
+                        mf_op_name(h->op), mf_dtype_name(h->dtype)), -1;
     if (r->at < n->sim.now)
         return snprintf(err, errlen, "post at cycle %llu is in the model's past (now %llu)",
                         (unsigned long long)r->at, (unsigned long long)n->sim.now), -1;

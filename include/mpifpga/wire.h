@@ -54,6 +54,9 @@ typedef enum {
     MF_OP_LAND, MF_OP_LOR, MF_OP_LXOR,
     MF_OP_BAND, MF_OP_BOR, MF_OP_BXOR,
     MF_OP_MINLOC, MF_OP_MAXLOC, /* on the pair types only: (value, index) */
+    MF_OP_CPROD, /* complex product on (re, im) lane pairs of FLOAT or DOUBLE:
+                  * MPI_PROD on the complex types (their MPI_SUM is SUM on
+                  * the lanes), so the 4-bit dtype field needs no new codes */
     MF_OP_COUNT
 } mf_op_t;
 
@@ -169,5 +172,8 @@ int mf_op_parse(const char *s, mf_op_t *op);
 int mf_coll_parse(const char *s, mf_opcode_t *opc);
 /* True if op may be applied to dtype by the AgLUs (bitwise ops: integers only). */
 int mf_op_valid_for(mf_op_t op, mf_dtype_t t);
+/* Bytes of one element the AgLU combines as a unit: the lane, or for
+ * MF_OP_CPROD a (re, im) pair of lanes.  Reductions never split one. */
+size_t mf_elem_bytes(mf_op_t op, mf_dtype_t t);
 
 #endif

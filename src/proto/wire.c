@@ -250,6 +250,7 @@ static const char *const dtype_names[MF_DT_COUNT] = {
 static const size_t dtype_sizes[MF_DT_COUNT] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 16, 8, 8};
 static const char *const op_names[MF_OP_COUNT] = {
     "sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor", "minloc", "maxloc",
+    "cprod",
 };
 static const char *const opcode_names[MF_OPC_COUNT] = {
     "unicast", "barrier", "bcast", "reduce", "allreduce", "scatter", "gather",
@@ -355,7 +356,14 @@ int mf_op_valid_for(mf_op_t op, mf_dtype_t t)
     int loc = op == MF_OP_MINLOC || op == MF_OP_MAXLOC;
     if (loc || mf_dtype_is_pair(t))
         return loc && mf_dtype_is_pair(t); /* MINLOC/MAXLOC on pairs, nothing else */
+    if (op == MF_OP_CPROD)
+        return t == MF_DT_FLOAT || t == MF_DT_DOUBLE;
     int bitwise = op == MF_OP_BAND || op == MF_OP_BOR || op == MF_OP_BXOR;
     int integer = t <= MF_DT_UINT64;
     return !bitwise || integer;
+}
+
+size_t mf_elem_bytes(mf_op_t op, mf_dtype_t t)
+{
+    return mf_dtype_size(t) * (op == MF_OP_CPROD ? 2 : 1);
 }

@@ -3,7 +3,8 @@
 
 #include <stddef.h>
 
-enum { ARITH = 1, LOGIC = 2, BIT = 4, ALL = 7, LOC = 8 }; /* op classes a type accepts */
+/* op classes a type accepts; CPLX: MPI_SUM and MPI_PROD on complex types */
+enum { ARITH = 1, LOGIC = 2, BIT = 4, ALL = 7, LOC = 8, CPLX = 16 };
 
 typedef struct {
     MPI_Datatype t;
@@ -41,6 +42,10 @@ static const type_map_t reduce_types[] = {
     {MPI_FLOAT_INT, MF_DT_FLOAT_INT, LOC},   {MPI_DOUBLE_INT, MF_DT_DOUBLE_INT, LOC},
     {MPI_LONG_INT, MF_DT_LONG_INT, LOC},     {MPI_2INT, MF_DT_2INT, LOC},
     {MPI_SHORT_INT, MF_DT_SHORT_INT, LOC},   {MPI_2INTEGER, MF_DT_2INT, LOC},
+    /* complex: (re, im) as two lanes; SUM adds the lanes, PROD is CPROD */
+    {MPI_C_FLOAT_COMPLEX, MF_DT_FLOAT, CPLX}, {MPI_C_DOUBLE_COMPLEX, MF_DT_DOUBLE, CPLX},
+    {MPI_COMPLEX, MF_DT_FLOAT, CPLX},         {MPI_DOUBLE_COMPLEX, MF_DT_DOUBLE, CPLX},
+    {MPI_COMPLEX8, MF_DT_FLOAT, CPLX},        {MPI_COMPLEX16, MF_DT_DOUBLE, CPLX},
 };
 
 static int is_predefined(MPI_Datatype t)
@@ -70,7 +75,7 @@ static const struct {
     mf_op_t mop;
     int cls;
 } op_map[] = {
-    {MPI_SUM, MF_OP_SUM, ARITH},   {MPI_PROD, MF_OP_PROD, ARITH}, {MPI_MIN, MF_OP_MIN, ARITH},
+    {MPI_SUM, MF_OP_SUM, ARITH | CPLX}, {MPI_PROD, MF_OP_PROD, ARITH | CPLX}, {MPI_MIN, MF_OP_MIN, ARITH},
     {MPI_MAX, MF_OP_MAX, ARITH},   {MPI_LAND, MF_OP_LAND, LOGIC}, {MPI_LOR, MF_OP_LOR, LOGIC},
     {MPI_LXOR, MF_OP_LXOR, LOGIC}, {MPI_BAND, MF_OP_BAND, BIT},   {MPI_BOR, MF_OP_BOR, BIT},
     {MPI_BXOR, MF_OP_BXOR, BIT},
@@ -90,11 +95,14 @@ mf_fb_reason_t mf_select_op_known(MPI_Op op)
     return op_index(op) < 0 ? MF_FB_OP : MF_FB_NONE;
 }
 
-/* The type's elements are the AgLU's lanes: plain types by size; a pair
+/* The type's elements are the AgLU's lanes: plain types by size; a complex
+ * number is two lanes; a pair
  * (size 12 for MPI_DOUBLE_INT) by its extent, which must be the lane's C
  * struct layout (wire.h) -- so it is on LP64 with MPICH. */
-static int lane_fits(MPI_Datatype t, mf_dtype_t dt, size_t size)
+static int lane_fits(MPI_Datatype t, mf_dtype_t dt, int cls, size_t size)
 {
+    if (cls == CPLX) /* (re, im) */
+        return size == 2 * mf_dtype_size(dt);
     if (!mf_dtype_is_pair(dt))
         return size == mf_dtype_size(dt);
     MPI_Aint lb = 0, extent = 0;
@@ -119,12 +127,12 @@ mf_fb_reason_t mf_select_reduce(MPI_Datatype t, MPI_Op op, mf_dtype_t *dt, mf_op
     for (size_t i = 0; i < sizeof reduce_types / sizeof reduce_types[0]; i++)
         if (reduce_types[i].t == t)
             m = &reduce_types[i];
-    if (!m || !lane_fits(t, m->dt, (size_t)*size))
+    if (!m || !lane_fits(t, m->dt, m->ops, (size_t)*size))
         return MF_FB_DATATYPE;
     int k = op_index(op);
     if (k < 0 || !(m->ops & op_map[k].cls) || !mf_op_valid_for(op_map[k].mop, m->dt))
         return MF_FB_OP;
     *dt = m->dt;
-    *mop = op_map[k].mop;
+    *mop = m->ops == CPLX && op_map[k].mop == MF_OP_PROD ? MF_OP_CPROD : op_map[k].mop;
     return MF_FB_NONE;
 }

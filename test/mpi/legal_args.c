@@ -9,6 +9,7 @@
  *    holes of the receive buffer stay untouched;
  *  - one rank may pass MPI_Type_contiguous(3, MPI_DOUBLE) where the
  *    others pass 3 doubles (one type signature);
+ *  - MPI_SUM / MPI_PROD on the complex types (C and Fortran), in the AgLU,
  *  - MPI_MINLOC / MPI_MAXLOC on the pair types, ties to the lower index,
  *    the receive buffer's pad bytes untouched;
  *  - count 0, reduce_scatter with uneven counts including zeros, and the
@@ -17,6 +18,7 @@
  * (test/mpi_legal.sh) checks in the report that nothing fell back.
  */
 #include <mpi.h>
+#include <complex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,6 +245,55 @@ static void loc_all(void)
     mpi_tap_ok(out.v == wv && out.i == wi, "reduce_scatter_block MAXLOC double_int");
 }
 
+/* ---- complex SUM and PROD in the network ----------------------------------- */
+
+/* Rank r's element i: re in {1, -1}, im in {-1, 0, 1}; sums and products
+ * over P ranks are small Gaussian integers, exact in any order. */
+static double complex cval(int r, int i)
+{
+    return (r % 2 ? -1.0 : 1.0) + ((r + i) % 3 - 1) * I;
+}
+
+/* result[i] against the closed form over all ranks, compared as numbers
+ * (a product may end in -0 where another order gives +0). */
+static int complex_ok(const double complex *got, int prod)
+{
+    int good = 1;
+    for (int i = 0; i < N; i++) {
+        double complex w = prod ? 1.0 : 0.0;
+        for (int r = 0; r < P; r++)
+            w = prod ? w * cval(r, i) : w + cval(r, i);
+        good &= creal(got[i]) == creal(w) && cimag(got[i]) == cimag(w);
+    }
+    return good;
+}
+
+static void complex_ops(int root)
+{
+    double complex in[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = cval(me, i), out[i] = 0;
+    MPI_Reduce(in, out, N, MPI_C_DOUBLE_COMPLEX, MPI_PROD, root, MPI_COMM_WORLD);
+    mpi_tap_ok(me != root || complex_ok(out, 1), "reduce root %d: PROD of C double complex",
+               root);
+}
+
+static void complex_all(void)
+{
+    double complex in[N], out[N];
+    float complex fin[N], fout[N];
+    for (int i = 0; i < N; i++)
+        in[i] = cval(me, i), fin[i] = (float complex)in[i];
+    MPI_Allreduce(in, out, N, MPI_C_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD);
+    mpi_tap_ok(complex_ok(out, 0), "allreduce: SUM of C double complex");
+    MPI_Allreduce(in, out, N, MPI_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD);
+    mpi_tap_ok(complex_ok(out, 1), "allreduce: PROD of Fortran DOUBLE COMPLEX");
+    MPI_Allreduce(fin, fout, N, MPI_C_FLOAT_COMPLEX, MPI_PROD, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        out[i] = (double complex)fout[i];
+    mpi_tap_ok(complex_ok(out, 1), "allreduce: PROD of C float complex");
+}
+
 /* ---- derived types with holes ------------------------------------------ */
 
 /* N ints at stride 2: the odd slots are holes that must keep HOLE. */
@@ -367,8 +418,10 @@ int main(int argc, char **argv)
         derived_holes(root);
         same_signature(root);
         loc_ops(root);
+        complex_ops(root);
     }
     loc_all();
+    complex_all();
     allgather_in_place();
     zero_counts();
     uneven();

@@ -26,7 +26,8 @@
 
 static const mf_opcode_t colls[] = {MF_OPC_REDUCE, MF_OPC_ALLREDUCE, MF_OPC_BCAST,
                                     MF_OPC_SCATTER, MF_OPC_GATHER, MF_OPC_ALLGATHER,
-                                    MF_OPC_REDUCE_SCATTER, MF_OPC_BARRIER};
+                                    MF_OPC_REDUCE_SCATTER, MF_OPC_SCAN, MF_OPC_EXSCAN,
+                                    MF_OPC_BARRIER};
 #define NCOLLS (int)(sizeof colls / sizeof colls[0])
 
 static mf_net_t *make_net(const mf_params_t *p, const char *topo, int nodes, mf_topo_t *t)

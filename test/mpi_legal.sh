@@ -17,6 +17,7 @@ for np in 3 4 5; do
         "$tmp/r$np.json" "scatter.offloaded==$((np * np * 7))" "gather.offloaded==$((np * np * 8))" \
         "bcast.offloaded==$((np * np * 7))" "allgather.offloaded==$((np * np * 6 + np))" \
         "reduce.offloaded==$((np * np * 5))" 'reduce_scatter.offloaded>0' \
-        "allreduce.offloaded==$((np * 6))" "reduce_scatter_block.offloaded==$np"
+        "allreduce.offloaded==$((np * 6))" "reduce_scatter_block.offloaded==$np" \
+        "scan.offloaded==$((np * 2))" "exscan.offloaded==$((np * 2))"
 done
 finish

@@ -229,7 +229,8 @@ static int is_rooted(mf_opcode_t opc)
 
 static int is_reducing(mf_opcode_t opc)
 {
-    return opc == MF_OPC_REDUCE || opc == MF_OPC_ALLREDUCE || opc == MF_OPC_REDUCE_SCATTER;
+    return opc == MF_OPC_REDUCE || opc == MF_OPC_ALLREDUCE || opc == MF_OPC_REDUCE_SCATTER ||
+           opc == MF_OPC_SCAN || opc == MF_OPC_EXSCAN;
 }
 
 /* Bytes of block i (reduce_scatter's counts, or the uniform block). */
@@ -253,6 +254,7 @@ size_t ref_send_bytes(const ref_coll_t *c, int nranks, int rank)
     case MF_OPC_BCAST: return rank == c->root ? c->bytes : 0;
     case MF_OPC_SCATTER: return rank == c->root ? (size_t)nranks * c->bytes : 0;
     case MF_OPC_REDUCE: case MF_OPC_ALLREDUCE: case MF_OPC_GATHER: case MF_OPC_ALLGATHER:
+    case MF_OPC_SCAN: case MF_OPC_EXSCAN:
         return c->bytes;
     case MF_OPC_REDUCE_SCATTER: return block_offset(c, nranks);
     default: return 0;
@@ -267,6 +269,8 @@ size_t ref_recv_bytes(const ref_coll_t *c, int nranks, int rank)
     case MF_OPC_GATHER: return rank == c->root ? (size_t)nranks * c->bytes : 0;
     case MF_OPC_ALLGATHER: return (size_t)nranks * c->bytes;
     case MF_OPC_REDUCE_SCATTER: return block_bytes(c, rank);
+    case MF_OPC_SCAN: return c->bytes;
+    case MF_OPC_EXSCAN: return rank ? c->bytes : 0; /* rank 0's is undefined */
     default: return 0;
     }
 }
@@ -339,6 +343,13 @@ int ref_coll_run(const ref_coll_t *c, int nranks, const void *const *send, void 
             break;
         case MF_OPC_REDUCE_SCATTER:
             reduce_range(c, nranks, send, block_offset(c, r), block_bytes(c, r), out);
+            break;
+        case MF_OPC_SCAN: /* ranks 0..r in rank order */
+            reduce_range(c, r + 1, send, 0, b, out);
+            break;
+        case MF_OPC_EXSCAN: /* ranks 0..r-1; rank 0 gets nothing */
+            if (r > 0)
+                reduce_range(c, r, send, 0, b, out);
             break;
         default: /* barrier: no data */
             break;

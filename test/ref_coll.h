@@ -13,6 +13,8 @@
  *   GATHER           b                       P*b at root, 0 elsewhere
  *   ALLGATHER        b                       P*b
  *   REDUCE_SCATTER   sum(counts)             counts[rank]
+ *   SCAN             b                       b: ranks 0..rank reduced
+ *   EXSCAN           b                       b: ranks 0..rank-1 (rank 0: 0)
  *   BARRIER          0                       0
  *
  * REDUCE_SCATTER: counts[i] = bytes of block i (multiples of the element

@@ -19,7 +19,8 @@ static mf_host_params_t host;
 
 static const mf_opcode_t colls[] = {MF_OPC_REDUCE, MF_OPC_ALLREDUCE, MF_OPC_BCAST,
                                     MF_OPC_SCATTER, MF_OPC_GATHER, MF_OPC_ALLGATHER,
-                                    MF_OPC_REDUCE_SCATTER, MF_OPC_BARRIER};
+                                    MF_OPC_REDUCE_SCATTER, MF_OPC_SCAN, MF_OPC_EXSCAN,
+                                    MF_OPC_BARRIER};
 #define NCOLLS (int)(sizeof colls / sizeof colls[0])
 
 static void spec_for(mf_opcode_t opc, uint64_t bytes, int P, uint32_t *counts, mf_coll_spec_t *c)

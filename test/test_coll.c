@@ -124,20 +124,22 @@ static int check_one(mf_net_t *n, const shape_t *sh, int ctx, mf_opcode_t opc, m
     return check_counts(n, sh, ctx, opc, op, dt, root, bytes, NULL, why, whylen);
 }
 
-static const mf_opcode_t colls[] = {MF_OPC_BCAST, MF_OPC_REDUCE, MF_OPC_ALLREDUCE,
-                                    MF_OPC_SCATTER, MF_OPC_GATHER, MF_OPC_ALLGATHER,
-                                    MF_OPC_REDUCE_SCATTER, MF_OPC_BARRIER};
+static const mf_opcode_t colls[] = {MF_OPC_BCAST,     MF_OPC_REDUCE,  MF_OPC_ALLREDUCE,
+                                    MF_OPC_SCATTER,   MF_OPC_GATHER,  MF_OPC_ALLGATHER,
+                                    MF_OPC_REDUCE_SCATTER, MF_OPC_SCAN, MF_OPC_EXSCAN,
+                                    MF_OPC_BARRIER};
 
 static int is_reduction(mf_opcode_t o)
 {
-    return o == MF_OPC_REDUCE || o == MF_OPC_ALLREDUCE || o == MF_OPC_REDUCE_SCATTER;
+    return mf_opcode_reduces(o);
 }
 
 /* Every op x type on two shapes, short and long vectors. */
 static void test_ops_types(mf_net_t *n)
 {
-    for (unsigned ci = 0; ci < 3; ci++) {
-        mf_opcode_t opc = (mf_opcode_t[]){MF_OPC_REDUCE, MF_OPC_ALLREDUCE, MF_OPC_REDUCE_SCATTER}[ci];
+    for (unsigned ci = 0; ci < 5; ci++) {
+        mf_opcode_t opc = (mf_opcode_t[]){MF_OPC_REDUCE, MF_OPC_ALLREDUCE, MF_OPC_REDUCE_SCATTER,
+                                          MF_OPC_SCAN, MF_OPC_EXSCAN}[ci];
         int bad = 0, runs = 0;
         char why[400] = "";
         for (int op = 0; op < MF_OP_COUNT; op++) {

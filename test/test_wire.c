@@ -374,7 +374,8 @@ static void test_names(void)
                                                  "cprod"};
     static const char *const opc[] = {"unicast",   "barrier",   "bcast",     "reduce",
                                       "allreduce", "scatter",   "gather",    "allgather",
-                                      "reduce_scatter", "ct_config", "ct_free", "fwd_table"};
+                                      "reduce_scatter", "ct_config", "ct_free", "fwd_table",
+                                      "scan", "exscan"};
     good = 1;
     for (int t = 0; t < MF_DT_COUNT; t++)
         good &= strcmp(mf_dtype_name((mf_dtype_t)t), dt[t]) == 0;
@@ -396,7 +397,7 @@ static void test_names(void)
     good = 1;
     for (int c = 0; c < MF_OPC_COUNT; c++)
         good &= strcmp(mf_opcode_name((mf_opcode_t)c), opc[c]) == 0;
-    ok(good, "opcode names: unicast .. fwd_table");
+    ok(good, "opcode names: unicast .. fwd_table, scan, exscan");
     ok(strcmp(mf_dtype_name(MF_DT_COUNT), "?") == 0 && strcmp(mf_op_name(MF_OP_COUNT), "?") == 0 &&
            strcmp(mf_opcode_name(MF_OPC_COUNT), "?") == 0,
        "out-of-range names are \"?\"");

@@ -30,7 +30,8 @@ static const char *const alg_names[MF_BL_NALGS] = {
     "allreduce_recursive_doubling", "allreduce_reduce_scatter_allgather",
     "allgather_recursive_doubling", "allgather_brucks", "allgather_ring",
     "reduce_scatter_recursive_halving", "reduce_scatter_pairwise", "scatter_binomial",
-    "gather_binomial", "barrier_dissemination"};
+    "gather_binomial", "barrier_dissemination", "scan_recursive_doubling",
+    "exscan_recursive_doubling"};
 
 const char *mf_bl_alg_name(mf_bl_alg_t a) { return a < MF_BL_NALGS ? alg_names[a] : "?"; }
 
@@ -87,6 +88,10 @@ mf_bl_alg_t mf_bl_select(const mf_bl_call_t *c)
         return MF_BL_SCATTER_BINOMIAL;
     case MF_OPC_GATHER:
         return MF_BL_GATHER_BINOMIAL;
+    case MF_OPC_SCAN: /* generic.json: the only flat intracommunicator choice */
+        return MF_BL_SCAN_RECURSIVE_DOUBLING;
+    case MF_OPC_EXSCAN:
+        return MF_BL_EXSCAN_RECURSIVE_DOUBLING;
     default:
         return MF_BL_BARRIER_DISSEMINATION;
     }
@@ -602,6 +607,24 @@ static void barrier_dissemination(emit_t *e, const mf_bl_call_t *c, int rank)
         sendrecv(e, (rank + mask) % P, 0, (rank - mask + P) % P, 0, 0);
 }
 
+/* scan_intra_recursive_doubling.c, exscan_intra_recursive_doubling.c:
+ * exchange the partial reduction with rank ^ mask; fold what came into the
+ * partial, and into the result when it came from a lower rank (Exscan's
+ * first such piece is copied, not reduced). */
+static void scan_rd(emit_t *e, const mf_bl_call_t *c, int rank, int exclusive)
+{
+    int P = c->size, have = !exclusive;
+    for (int mask = 1; mask < P; mask <<= 1) {
+        int dst = rank ^ mask;
+        if (dst >= P)
+            continue;
+        uint64_t red = c->bytes; /* into the partial */
+        if (rank > dst)
+            red += have ? c->bytes : 0, have = 1;
+        sendrecv(e, dst, c->bytes, dst, c->bytes, red);
+    }
+}
+
 /* ---- dispatch --------------------------------------------------------- */
 
 static const char *applies(const mf_bl_call_t *c, mf_bl_alg_t alg)
@@ -655,6 +678,8 @@ int mf_bl_schedule(const mf_bl_call_t *c, mf_bl_alg_t alg, int rank, mf_bl_prog_
     case MF_BL_SCATTER_BINOMIAL: scatter_binomial(&e, c, rank); break;
     case MF_BL_GATHER_BINOMIAL: gather_binomial(&e, c, rank); break;
     case MF_BL_BARRIER_DISSEMINATION: barrier_dissemination(&e, c, rank); break;
+    case MF_BL_SCAN_RECURSIVE_DOUBLING: scan_rd(&e, c, rank, 0); break;
+    case MF_BL_EXSCAN_RECURSIVE_DOUBLING: scan_rd(&e, c, rank, 1); break;
     default: break;
     }
     if (rc || e.oom) {

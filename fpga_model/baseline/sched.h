@@ -36,6 +36,8 @@ typedef enum {
     MF_BL_SCATTER_BINOMIAL,
     MF_BL_GATHER_BINOMIAL,
     MF_BL_BARRIER_DISSEMINATION,
+    MF_BL_SCAN_RECURSIVE_DOUBLING,        /* scan_intra_recursive_doubling */
+    MF_BL_EXSCAN_RECURSIVE_DOUBLING,      /* exscan_intra_recursive_doubling */
     MF_BL_NALGS
 } mf_bl_alg_t;
 

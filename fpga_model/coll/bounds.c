@@ -44,11 +44,11 @@ static int remote(const mf_topo_t *t, const int *members, int i, int j)
 /* Rank i needs every other member's data (reductions, allgather, barrier);
  * `per` bytes of each remote member's reach it (allgather), or the whole
  * result comes combined (`combined` bytes from outside when any is remote). */
-static void needs_all(const mf_topo_t *t, const int *members, int size, int i, uint64_t per,
-                      uint64_t combined, mf_bound_bytes_t *b)
+static void needs_range(const mf_topo_t *t, const int *members, int lo, int hi, int i,
+                        uint64_t per, uint64_t combined, mf_bound_bytes_t *b)
 {
     int any_remote = 0;
-    for (int j = 0; j < size; j++) {
+    for (int j = lo; j < hi; j++) {
         if (j == i)
             continue;
         needs(t, members, i, j, b);
@@ -59,6 +59,12 @@ static void needs_all(const mf_topo_t *t, const int *members, int size, int i, u
     }
     if (any_remote)
         b->remote += combined;
+}
+
+static void needs_all(const mf_topo_t *t, const int *members, int size, int i, uint64_t per,
+                      uint64_t combined, mf_bound_bytes_t *b)
+{
+    needs_range(t, members, 0, size, i, per, combined, b);
 }
 
 void mf_bound_bytes(const mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
@@ -126,6 +132,14 @@ void mf_bound_bytes(const mf_net_t *n, const mf_coll_spec_t *c, int size, const 
         if (m) {
             b->recv = m;
             needs_all(t, members, size, i, 0, m, b);
+        }
+        break;
+    case MF_OPC_SCAN:
+    case MF_OPC_EXSCAN: /* rank i's result combines ranks 0..i-1 (and its own) */
+        b->send = i < others ? m : 0; /* the last rank's data is nobody's */
+        if (i > 0) {
+            b->recv = m;
+            needs_range(t, members, 0, i, i, 0, m, b);
         }
         break;
     default:

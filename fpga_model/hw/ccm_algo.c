@@ -87,6 +87,10 @@ static void dispatch(bld_t *b)
     case MF_OPC_REDUCE_SCATTER:
         ccm_reduce_scatter_halving(b);
         break;
+    case MF_OPC_SCAN:
+    case MF_OPC_EXSCAN:
+        ccm_scan(b, h->opcode == MF_OPC_EXSCAN);
+        break;
     default:
         b->fail = 1;
     }

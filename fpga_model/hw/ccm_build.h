@@ -11,6 +11,7 @@
  *   ccm_tree.c   binomial trees (bcast, reduce, scatter, gather)
  *   ccm_ring.c   ring (bcast scatter + ring, allgather)
  *   ccm_rd.c     pof2 folding, recursive halving and doubling
+ *   ccm_scan.c   prefix reductions (scan, exscan)
  *   ccm_algo.c   dispatch by opcode and algorithm, mf_ccm_build
  *
  * Tags: binomial edges use the level k; halving step s uses s and the
@@ -108,5 +109,6 @@ void ccm_reduce_rabenseifner(bld_t *b);
 void ccm_reduce_scatter_halving(bld_t *b);
 void ccm_allgather_rd(bld_t *b);
 uint64_t ccm_rs_disp(const bld_t *b, int i); /* byte offset of rank i's block */
+void ccm_scan(bld_t *b, int exclusive);      /* ccm_scan.c: Scan, Exscan */
 
 #endif

@@ -23,7 +23,7 @@ void mf_l1_traverse(mf_switch_t *s, int port, mf_pkt_t *k, uint64_t now)
 
 static int is_collective(const mf_pkt_t *k)
 {
-    return k->h.opcode >= MF_OPC_BARRIER && k->h.opcode <= MF_OPC_REDUCE_SCATTER;
+    return mf_opcode_is_coll(k->h.opcode);
 }
 
 void mf_l1_eject(mf_switch_t *s, mf_pkt_t *k, uint64_t now)

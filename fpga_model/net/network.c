@@ -184,7 +184,7 @@ static int check_req(const mf_net_t *n, int grank, const mf_coll_req_t *r, char 
     const mf_proc_hdr_t *h = &r->hdr;
     if (grank < 0 || grank >= n->nranks)
         return snprintf(err, errlen, "rank %d out of range (0..%d)", grank, n->nranks - 1), -1;
-    if (h->opcode < MF_OPC_BARRIER || h->opcode > MF_OPC_REDUCE_SCATTER)
+    if (!mf_opcode_is_coll(h->opcode))
         return snprintf(err, errlen, "opcode %u is not a collective", h->opcode), -1;
     if (h->ctx >= n->p.ct_entries)
         return snprintf(err, errlen, "context %u out of range (%u CT rows)", h->ctx,

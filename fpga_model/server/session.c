@@ -115,6 +115,7 @@ static const char *mpi_name(unsigned opc)
         [MF_OPC_REDUCE] = "MPI_Reduce",       [MF_OPC_ALLREDUCE] = "MPI_Allreduce",
         [MF_OPC_SCATTER] = "MPI_Scatter",     [MF_OPC_GATHER] = "MPI_Gather",
         [MF_OPC_ALLGATHER] = "MPI_Allgather", [MF_OPC_REDUCE_SCATTER] = "MPI_Reduce_scatter",
+        [MF_OPC_SCAN] = "MPI_Scan",           [MF_OPC_EXSCAN] = "MPI_Exscan",
     };
     if (opc < sizeof names / sizeof names[0] && names[opc])
         return names[opc];

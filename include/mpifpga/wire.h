@@ -36,8 +36,23 @@ typedef enum {
     MF_OPC_CT_CONFIG = 9,  /* CT entry for (ctx) in the payload */
     MF_OPC_CT_FREE = 10,   /* release CT row (ctx) */
     MF_OPC_FWD_TABLE = 11, /* forwarding table entries in the payload */
+    MF_OPC_SCAN = 12,      /* inclusive prefix reduction in rank order */
+    MF_OPC_EXSCAN = 13,    /* exclusive prefix reduction (rank 0 gets nothing) */
     MF_OPC_COUNT
 } mf_opcode_t;
+
+/* 1 for the opcodes of collectives (not control messages or unicast). */
+static inline int mf_opcode_is_coll(unsigned opc)
+{
+    return (opc >= MF_OPC_BARRIER && opc <= MF_OPC_REDUCE_SCATTER) || opc == MF_OPC_SCAN ||
+           opc == MF_OPC_EXSCAN;
+}
+/* 1 for the collectives that reduce (the AgLU's op and dtype apply). */
+static inline int mf_opcode_reduces(unsigned opc)
+{
+    return opc == MF_OPC_REDUCE || opc == MF_OPC_ALLREDUCE || opc == MF_OPC_REDUCE_SCATTER ||
+           opc == MF_OPC_SCAN || opc == MF_OPC_EXSCAN;
+}
 
 /* 2-bit algorithm field (001 sec. 3.2, 4.2): meaning depends on opcode. */
 typedef enum {

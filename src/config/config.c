@@ -8,10 +8,10 @@
 
 static const char *const coll_names[MF_C_COUNT] = {
     "reduce", "allreduce", "bcast", "scatter", "gather", "allgather",
-    "reduce_scatter", "reduce_scatter_block", "barrier"};
+    "reduce_scatter", "reduce_scatter_block", "barrier", "scan", "exscan"};
 static const char *const coll_mpi_names[MF_C_COUNT] = {
     "MPI_Reduce", "MPI_Allreduce", "MPI_Bcast", "MPI_Scatter", "MPI_Gather", "MPI_Allgather",
-    "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Barrier"};
+    "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Barrier", "MPI_Scan", "MPI_Exscan"};
 
 const char *mf_coll_id_name(mf_coll_id_t c) { return c < MF_C_COUNT ? coll_names[c] : "?"; }
 const char *mf_coll_id_mpi_name(mf_coll_id_t c)
@@ -182,7 +182,8 @@ int mf_config_parse_colls(const char *s, uint32_t *mask, char *err, size_t errle
         if (i == MF_C_COUNT) {
             snprintf(err, errlen,
                      "unknown collective '%s' (use all, or a list of reduce, allreduce, bcast, "
-                     "scatter, gather, allgather, reduce_scatter, reduce_scatter_block, barrier; "
+                     "scatter, gather, allgather, reduce_scatter, reduce_scatter_block, barrier, "
+                     "scan, exscan; "
                      "^list excludes)", t);
             return -1;
         }

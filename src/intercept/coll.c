@@ -272,6 +272,23 @@ int mf_reduce_scatter_block(const void *sbuf, void *rbuf, uint64_t count, MPI_Da
     return mf_offload(&c, rc);
 }
 
+/* Scan: rank i gets the reduction of ranks 0..i; Exscan of ranks 0..i-1,
+ * and rank 0's receive buffer is undefined (MPI-4.0 sec. 6.11): it gets
+ * nothing.  MPI_IN_PLACE takes the input from recvbuf (both). */
+int mf_scan(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op,
+            int exclusive, MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = exclusive ? MF_C_EXSCAN : MF_C_SCAN,
+                   .opc = exclusive ? MF_OPC_EXSCAN : MF_OPC_SCAN, .comm = comm};
+    int gets = !exclusive || comm_rank(comm) != 0;
+    reduction(&c, t, op, count);
+    send_from(&c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, t);
+    c.send_bytes = c.block;
+    recv_into(&c, gets ? rbuf : NULL, count, t);
+    c.recv_bytes = gets ? c.block : 0;
+    return mf_offload(&c, rc);
+}
+
 int mf_barrier(MPI_Comm comm, int *rc)
 {
     mf_call_t c = {.id = MF_C_BARRIER, .opc = MF_OPC_BARRIER, .comm = comm,
@@ -280,6 +297,28 @@ int mf_barrier(MPI_Comm comm, int *rc)
 }
 
 /* ---- the MPI interface ---------------------------------------------------- */
+
+MF_PUBLIC int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_SCAN, __builtin_return_address(0), datatype, op, comm);
+    if (!(count >= 0 && mf_scan(sendbuf, recvbuf, (uint64_t)count, datatype, op, 0, comm, &rc)))
+        rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    return mf_site_end(&site, rc);
+}
+
+MF_PUBLIC int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_EXSCAN, __builtin_return_address(0), datatype, op, comm);
+    if (!(count >= 0 && mf_scan(sendbuf, recvbuf, (uint64_t)count, datatype, op, 1, comm, &rc)))
+        rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    return mf_site_end(&site, rc);
+}
 
 MF_PUBLIC int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)

@@ -16,6 +16,28 @@ MF_PUBLIC int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count coun
     return mf_site_end(&site, rc);
 }
 
+MF_PUBLIC int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_SCAN, __builtin_return_address(0), datatype, op, comm);
+    if (!(count >= 0 && mf_scan(sendbuf, recvbuf, (uint64_t)count, datatype, op, 0, comm, &rc)))
+        rc = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    return mf_site_end(&site, rc);
+}
+
+MF_PUBLIC int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_EXSCAN, __builtin_return_address(0), datatype, op, comm);
+    if (!(count >= 0 && mf_scan(sendbuf, recvbuf, (uint64_t)count, datatype, op, 1, comm, &rc)))
+        rc = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    return mf_site_end(&site, rc);
+}
+
 MF_PUBLIC int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm)
 {

@@ -10,6 +10,7 @@
  *  - one rank may pass MPI_Type_contiguous(3, MPI_DOUBLE) where the
  *    others pass 3 doubles (one type signature);
  *  - MPI_SUM / MPI_PROD on the complex types (C and Fortran), in the AgLU,
+ *  - MPI_Scan / MPI_Exscan (rank 0's exscan buffer untouched, in place),
  *  - MPI_MINLOC / MPI_MAXLOC on the pair types, ties to the lower index,
  *    the receive buffer's pad bytes untouched;
  *  - count 0, reduce_scatter with uneven counts including zeros, and the
@@ -294,6 +295,54 @@ static void complex_all(void)
     mpi_tap_ok(complex_ok(out, 1), "allreduce: PROD of C float complex");
 }
 
+/* ---- prefix reductions: Scan and Exscan in the network ------------------- */
+
+static void scans(void)
+{
+    int in[N], out[N], good = 1;
+    for (int i = 0; i < N; i++)
+        in[i] = val(me, i), out[i] = HOLE;
+    MPI_Scan(in, out, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++) {
+        int w = 0;
+        for (int r = 0; r <= me; r++)
+            w += val(r, i);
+        good &= out[i] == w;
+    }
+    mpi_tap_ok(good, "scan: int SUM over ranks 0..me");
+    for (int i = 0; i < N; i++)
+        out[i] = HOLE;
+    MPI_Exscan(in, out, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    good = 1;
+    for (int i = 0; i < N; i++) /* val grows with the rank: max of 0..me-1 is me-1's */
+        good &= me == 0 ? out[i] == HOLE : out[i] == val(me - 1, i);
+    mpi_tap_ok(good, "exscan: int MAX over ranks 0..me-1, rank 0's buffer untouched");
+    double d[N];
+    for (int i = 0; i < N; i++)
+        d[i] = val(me, i);
+    MPI_Exscan(MPI_IN_PLACE, d, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    good = 1;
+    for (int i = 0; i < N; i++) {
+        double w = me == 0 ? val(0, i) : 0; /* rank 0 keeps its input (undefined) */
+        for (int r = 0; r < me; r++)
+            w += val(r, i);
+        good &= d[i] == w;
+    }
+    mpi_tap_ok(good, "exscan: MPI_IN_PLACE double SUM");
+    double complex z[N], zo[N];
+    for (int i = 0; i < N; i++)
+        z[i] = cval(me, i);
+    MPI_Scan(z, zo, N, MPI_C_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD);
+    good = 1;
+    for (int i = 0; i < N; i++) {
+        double complex w = 1.0;
+        for (int r = 0; r <= me; r++)
+            w *= cval(r, i);
+        good &= creal(zo[i]) == creal(w) && cimag(zo[i]) == cimag(w);
+    }
+    mpi_tap_ok(good, "scan: C double complex PROD");
+}
+
 /* ---- derived types with holes ------------------------------------------ */
 
 /* N ints at stride 2: the odd slots are holes that must keep HOLE. */
@@ -422,6 +471,7 @@ int main(int argc, char **argv)
     }
     loc_all();
     complex_all();
+    scans();
     allgather_in_place();
     zero_counts();
     uneven();

@@ -2,7 +2,8 @@
 # Every legal call (test/mpi/legal_args.c) at 3, 4 and 5 ranks, every root:
 # insignificant arguments at their most surprising legal values, pair types
 # (size != extent), derived types with holes, MINLOC/MAXLOC on the pairs,
-# SUM/PROD on the complex types,
+# SUM/PROD on the complex types, Scan/Exscan, Alltoall (at -n 3 the split
+# leaves one rank alone: its alltoall moves nothing in the network),
 # count 0, uneven counts.  The
 # results must be right, no run may hang (timeout), and the report must show
 # that no intercepted call fell back: each was offloaded or moved nothing.
@@ -18,6 +19,7 @@ for np in 3 4 5; do
         "bcast.offloaded==$((np * np * 7))" "allgather.offloaded==$((np * np * 6 + np))" \
         "reduce.offloaded==$((np * np * 5))" 'reduce_scatter.offloaded>0' \
         "allreduce.offloaded==$((np * 6))" "reduce_scatter_block.offloaded==$np" \
-        "scan.offloaded==$((np * 2))" "exscan.offloaded==$((np * 2))"
+        "scan.offloaded==$((np * 2))" "exscan.offloaded==$((np * 2))" \
+        "alltoall.offloaded==$((np * 3 - (np == 3)))"
 done
 finish

@@ -256,6 +256,7 @@ size_t ref_send_bytes(const ref_coll_t *c, int nranks, int rank)
     case MF_OPC_REDUCE: case MF_OPC_ALLREDUCE: case MF_OPC_GATHER: case MF_OPC_ALLGATHER:
     case MF_OPC_SCAN: case MF_OPC_EXSCAN:
         return c->bytes;
+    case MF_OPC_ALLTOALL: return (size_t)nranks * c->bytes;
     case MF_OPC_REDUCE_SCATTER: return block_offset(c, nranks);
     default: return 0;
     }
@@ -267,7 +268,7 @@ size_t ref_recv_bytes(const ref_coll_t *c, int nranks, int rank)
     case MF_OPC_BCAST: case MF_OPC_ALLREDUCE: case MF_OPC_SCATTER: return c->bytes;
     case MF_OPC_REDUCE: return rank == c->root ? c->bytes : 0;
     case MF_OPC_GATHER: return rank == c->root ? (size_t)nranks * c->bytes : 0;
-    case MF_OPC_ALLGATHER: return (size_t)nranks * c->bytes;
+    case MF_OPC_ALLGATHER: case MF_OPC_ALLTOALL: return (size_t)nranks * c->bytes;
     case MF_OPC_REDUCE_SCATTER: return block_bytes(c, rank);
     case MF_OPC_SCAN: return c->bytes;
     case MF_OPC_EXSCAN: return rank ? c->bytes : 0; /* rank 0's is undefined */
@@ -280,7 +281,7 @@ static int args_valid(const ref_coll_t *c, int nranks)
     if (nranks < 1 || (unsigned)c->opc >= MF_OPC_COUNT)
         return 0;
     if (c->opc != MF_OPC_BARRIER && !is_rooted(c->opc) && !is_reducing(c->opc) &&
-        c->opc != MF_OPC_ALLGATHER)
+        c->opc != MF_OPC_ALLGATHER && c->opc != MF_OPC_ALLTOALL)
         return 0; /* unicast / control messages are not collectives */
     if (is_rooted(c->opc) && (c->root < 0 || c->root >= nranks))
         return 0;
@@ -343,6 +344,10 @@ int ref_coll_run(const ref_coll_t *c, int nranks, const void *const *send, void 
             break;
         case MF_OPC_REDUCE_SCATTER:
             reduce_range(c, nranks, send, block_offset(c, r), block_bytes(c, r), out);
+            break;
+        case MF_OPC_ALLTOALL: /* block r of every rank s, at s */
+            for (int s = 0; s < nranks; s++)
+                copy(out + (size_t)s * b, (const unsigned char *)send[s] + (size_t)r * b, b);
             break;
         case MF_OPC_SCAN: /* ranks 0..r in rank order */
             reduce_range(c, r + 1, send, 0, b, out);

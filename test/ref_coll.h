@@ -13,6 +13,7 @@
  *   GATHER           b                       P*b at root, 0 elsewhere
  *   ALLGATHER        b                       P*b
  *   REDUCE_SCATTER   sum(counts)             counts[rank]
+ *   ALLTOALL         P*b                     P*b: block rank of each rank
  *   SCAN             b                       b: ranks 0..rank reduced
  *   EXSCAN           b                       b: ranks 0..rank-1 (rank 0: 0)
  *   BARRIER          0                       0

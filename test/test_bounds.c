@@ -20,7 +20,7 @@ static mf_host_params_t host;
 static const mf_opcode_t colls[] = {MF_OPC_REDUCE, MF_OPC_ALLREDUCE, MF_OPC_BCAST,
                                     MF_OPC_SCATTER, MF_OPC_GATHER, MF_OPC_ALLGATHER,
                                     MF_OPC_REDUCE_SCATTER, MF_OPC_SCAN, MF_OPC_EXSCAN,
-                                    MF_OPC_BARRIER};
+                                    MF_OPC_ALLTOALL, MF_OPC_BARRIER};
 #define NCOLLS (int)(sizeof colls / sizeof colls[0])
 
 static void spec_for(mf_opcode_t opc, uint64_t bytes, int P, uint32_t *counts, mf_coll_spec_t *c)
@@ -52,7 +52,8 @@ static void grid(const char *topo, int nodes, int ppn, const uint64_t *sizes, in
     if (!ok(mf_comm_setup(n, 0, P, members, err, sizeof err) == 0, "comm set up: %s", err))
         goto out;
     for (int k = 0; k < NCOLLS; k++)
-        for (int s = 0; s < nsizes; s++) {
+        for (int s = 0; s < nsizes && (colls[k] != MF_OPC_ALLTOALL || P <= MF_ALLTOALL_MAX_MEMBERS);
+             s++) {
             mf_coll_spec_t c;
             mf_bound_result_t r;
             spec_for(colls[k], sizes[s], P, counts, &c);

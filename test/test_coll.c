@@ -127,7 +127,7 @@ static int check_one(mf_net_t *n, const shape_t *sh, int ctx, mf_opcode_t opc, m
 static const mf_opcode_t colls[] = {MF_OPC_BCAST,     MF_OPC_REDUCE,  MF_OPC_ALLREDUCE,
                                     MF_OPC_SCATTER,   MF_OPC_GATHER,  MF_OPC_ALLGATHER,
                                     MF_OPC_REDUCE_SCATTER, MF_OPC_SCAN, MF_OPC_EXSCAN,
-                                    MF_OPC_BARRIER};
+                                    MF_OPC_ALLTOALL, MF_OPC_BARRIER};
 
 static int is_reduction(mf_opcode_t o)
 {
@@ -384,6 +384,29 @@ static void test_rs_sparse_counts(mf_net_t *n)
        bad ? ": " : "", why);
 }
 
+/* Alltoall tells sources apart by the 5-bit tag: a 33-member call is
+ * refused with a message (the host falls back before it gets there). */
+static void test_alltoall_limit(void)
+{
+    mf_topo_t t;
+    char err[256] = "";
+    int members[33];
+    mf_net_t *n = make_net("torus", 36, 1, &t);
+    for (int i = 0; i < 33; i++)
+        members[i] = i;
+    mf_coll_spec_t c = {.opc = MF_OPC_ALLTOALL, .op = MF_OP_SUM, .dtype = MF_DT_UINT8, .bytes = 8};
+    mf_coll_timing_t tm;
+    int rc = n ? mf_comm_setup(n, 0, 33, members, err, sizeof err) : -1;
+    if (!rc)
+        rc = mf_coll_once(n, &c, 33, members, NULL, NULL, mf_net_now(n), NULL, &tm, err,
+                          sizeof err);
+    ok(rc != 0 && strstr(err, "at most 32 members"), "alltoall on 33 members refused: %s", err);
+    if (n) {
+        mf_net_destroy(n);
+        mf_topo_free(&t);
+    }
+}
+
 int main(void)
 {
     char err[256];
@@ -424,5 +447,6 @@ int main(void)
     test_fast_path();
     test_contention();
     test_mismatch();
+    test_alltoall_limit();
     return tap_done();
 }

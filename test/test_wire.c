@@ -375,7 +375,7 @@ static void test_names(void)
     static const char *const opc[] = {"unicast",   "barrier",   "bcast",     "reduce",
                                       "allreduce", "scatter",   "gather",    "allgather",
                                       "reduce_scatter", "ct_config", "ct_free", "fwd_table",
-                                      "scan", "exscan"};
+                                      "scan", "exscan", "alltoall"};
     good = 1;
     for (int t = 0; t < MF_DT_COUNT; t++)
         good &= strcmp(mf_dtype_name((mf_dtype_t)t), dt[t]) == 0;
@@ -397,7 +397,7 @@ static void test_names(void)
     good = 1;
     for (int c = 0; c < MF_OPC_COUNT; c++)
         good &= strcmp(mf_opcode_name((mf_opcode_t)c), opc[c]) == 0;
-    ok(good, "opcode names: unicast .. fwd_table, scan, exscan");
+    ok(good, "opcode names: unicast .. fwd_table, scan, exscan, alltoall");
     ok(strcmp(mf_dtype_name(MF_DT_COUNT), "?") == 0 && strcmp(mf_op_name(MF_OP_COUNT), "?") == 0 &&
            strcmp(mf_opcode_name(MF_OPC_COUNT), "?") == 0,
        "out-of-range names are \"?\"");
@@ -423,7 +423,8 @@ static void test_names(void)
     ok(mf_coll_parse("BCAST", &c) == 0 && c == MF_OPC_BCAST, "coll parse: BCAST");
     ok(mf_coll_parse("MPI_Allgather", &c) == 0 && c == MF_OPC_ALLGATHER,
        "coll parse: MPI_Allgather");
-    ok(mf_coll_parse("alltoall", &c) == -1 && mf_coll_parse("osu_", &c) == -1 &&
+    ok(mf_coll_parse("osu_alltoall", &c) == 0 && c == MF_OPC_ALLTOALL, "coll parse: osu_alltoall");
+    ok(mf_coll_parse("alltoallw", &c) == -1 && mf_coll_parse("osu_", &c) == -1 &&
            mf_coll_parse("", &c) == -1,
        "coll parse rejects unknown / empty");
     ok(mf_coll_parse("a_very_long_collective_name_that_overflows_buffers", &c) == -1,

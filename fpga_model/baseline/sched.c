@@ -23,6 +23,8 @@
 #define ALLGATHER_SHORT_MSG_SIZE 81920     /* Bruck while total < (P not pof2) */
 #define ALLGATHER_LONG_MSG_SIZE 524288     /* rec. doubling while total < (P pof2) */
 #define REDSCAT_COMMUTATIVE_LONG_MSG_SIZE 524288 /* rec. halving while total < */
+#define ALLTOALL_SHORT_MSG_SIZE 256      /* Bruck while block <= (P >= 8) */
+#define ALLTOALL_MIN_PROCS 8
 
 static const char *const alg_names[MF_BL_NALGS] = {
     "bcast_binomial", "bcast_scatter_recursive_doubling_allgather",
@@ -31,7 +33,7 @@ static const char *const alg_names[MF_BL_NALGS] = {
     "allgather_recursive_doubling", "allgather_brucks", "allgather_ring",
     "reduce_scatter_recursive_halving", "reduce_scatter_pairwise", "scatter_binomial",
     "gather_binomial", "barrier_dissemination", "scan_recursive_doubling",
-    "exscan_recursive_doubling"};
+    "exscan_recursive_doubling", "alltoall_brucks", "alltoall_pairwise"};
 
 const char *mf_bl_alg_name(mf_bl_alg_t a) { return a < MF_BL_NALGS ? alg_names[a] : "?"; }
 
@@ -92,6 +94,13 @@ mf_bl_alg_t mf_bl_select(const mf_bl_call_t *c)
         return MF_BL_SCAN_RECURSIVE_DOUBLING;
     case MF_OPC_EXSCAN:
         return MF_BL_EXSCAN_RECURSIVE_DOUBLING;
+    case MF_OPC_ALLTOALL:
+        /* medium blocks (<= 32 KiB) use MPICH's "scattered" isend/irecv: it
+         * is modeled as the pairwise steps, whose latencies add up where
+         * MPICH overlaps them (doc/model.md, deviations) */
+        return P >= ALLTOALL_MIN_PROCS && c->bytes <= ALLTOALL_SHORT_MSG_SIZE
+                   ? MF_BL_ALLTOALL_BRUCK
+                   : MF_BL_ALLTOALL_PAIRWISE;
     default:
         return MF_BL_BARRIER_DISSEMINATION;
     }
@@ -625,6 +634,31 @@ static void scan_rd(emit_t *e, const mf_bl_call_t *c, int rank, int exclusive)
     }
 }
 
+/* alltoall_intra_brucks.c: at step pof2 the blocks whose rotated index has
+ * that bit go to rank + pof2 (the local rotations cost no messages). */
+static void alltoall_bruck(emit_t *e, const mf_bl_call_t *c, int rank)
+{
+    int P = c->size;
+    for (int pof2 = 1; pof2 < P; pof2 *= 2) {
+        uint64_t blocks = 0;
+        for (int j = 0; j < P; j++)
+            blocks += (j & pof2) != 0;
+        sendrecv(e, (rank + pof2) % P, blocks * c->bytes, (rank - pof2 + P) % P,
+                 blocks * c->bytes, 0);
+    }
+}
+
+/* alltoall_intra_pairwise.c: XOR partners for a power of two, else a shift. */
+static void alltoall_pairwise(emit_t *e, const mf_bl_call_t *c, int rank)
+{
+    int P = c->size;
+    for (int i = 1; i < P; i++) {
+        int dst = is_pof2(P) ? rank ^ i : (rank + i) % P;
+        int src = is_pof2(P) ? rank ^ i : (rank - i + P) % P;
+        sendrecv(e, dst, c->bytes, src, c->bytes, 0);
+    }
+}
+
 /* ---- dispatch --------------------------------------------------------- */
 
 static const char *applies(const mf_bl_call_t *c, mf_bl_alg_t alg)
@@ -680,6 +714,8 @@ int mf_bl_schedule(const mf_bl_call_t *c, mf_bl_alg_t alg, int rank, mf_bl_prog_
     case MF_BL_BARRIER_DISSEMINATION: barrier_dissemination(&e, c, rank); break;
     case MF_BL_SCAN_RECURSIVE_DOUBLING: scan_rd(&e, c, rank, 0); break;
     case MF_BL_EXSCAN_RECURSIVE_DOUBLING: scan_rd(&e, c, rank, 1); break;
+    case MF_BL_ALLTOALL_BRUCK: alltoall_bruck(&e, c, rank); break;
+    case MF_BL_ALLTOALL_PAIRWISE: alltoall_pairwise(&e, c, rank); break;
     default: break;
     }
     if (rc || e.oom) {

@@ -38,6 +38,8 @@ typedef enum {
     MF_BL_BARRIER_DISSEMINATION,
     MF_BL_SCAN_RECURSIVE_DOUBLING,        /* scan_intra_recursive_doubling */
     MF_BL_EXSCAN_RECURSIVE_DOUBLING,      /* exscan_intra_recursive_doubling */
+    MF_BL_ALLTOALL_BRUCK,                 /* alltoall_intra_brucks */
+    MF_BL_ALLTOALL_PAIRWISE,              /* alltoall_intra_pairwise (and scattered, see sched.c) */
     MF_BL_NALGS
 } mf_bl_alg_t;
 

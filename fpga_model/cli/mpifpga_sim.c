@@ -60,7 +60,7 @@ static void usage(FILE *f)
             "       mpifpga-sim --traffic PATTERN --rate R [--topology ...] [--nodes N] [--cycles N]\n"
             "                   [--packet-phits P] [--params ...]\n"
             "collectives: bcast reduce allreduce scatter gather allgather reduce_scatter scan exscan\n"
-            "             barrier\n"
+            "             alltoall (at most 32 ranks) barrier\n"
             "ops: sum prod min max land lor lxor band bor bxor minloc maxloc cprod\n"
             "types: int8 int16 int32 int64 uint8 uint16 uint32 uint64 float double\n"
             "       float_int double_int long_int 2int short_int (minloc, maxloc)\n"

@@ -127,6 +127,10 @@ void mf_bound_bytes(const mf_net_t *n, const mf_coll_spec_t *c, int size, const 
         b->recv = (uint64_t)others * m;
         needs_all(t, members, size, i, m, 0, b);
         break;
+    case MF_OPC_ALLTOALL: /* a different block to and from every other rank */
+        b->send = b->recv = (uint64_t)others * m;
+        needs_all(t, members, size, i, m, 0, b);
+        break;
     case MF_OPC_REDUCE_SCATTER:
         b->send = total - m; /* every element of the other blocks leaves, combined or not */
         if (m) {

@@ -96,12 +96,15 @@ static int post_run(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *m
     uint64_t hsize = mf_osu_hdr_size(c->opc, c->bytes, size, es);
     int *status = calloc((size_t)size, sizeof *status);
     member_t *mem = calloc((size_t)size, sizeof *mem);
+    uint32_t *addr = calloc((size_t)size, sizeof *addr);
     char cerr[200] = "";
     collect_t col = {complete, status, cerr, sizeof cerr};
-    if (!status || !mem) {
+    if (!status || !mem || !addr) {
         snprintf(err, len, "out of memory");
         goto out;
     }
+    for (int i = 0; i < size; i++) /* alltoall: the members' addresses travel along */
+        addr[i] = (uint32_t)members[i];
     for (int i = 0; i < size; i++) {
         mem[i] = (member_t){&col, i};
         mf_coll_req_t req = {
@@ -109,7 +112,8 @@ static int post_run(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *m
                     .alg = (uint8_t)pick_alg(c, size, hsize), .op = (uint8_t)c->op,
                     .dtype = (uint8_t)c->dtype, .root = (uint16_t)c->root,
                     .size = (uint32_t)hsize},
-            .counts = c->counts, .at = entry ? entry[i] : at, .done = member_done,
+            .counts = c->opc == MF_OPC_ALLTOALL ? addr : c->counts,
+            .at = entry ? entry[i] : at, .done = member_done,
             .user = &mem[i]};
         if (send)
             req.send = send[i];
@@ -131,6 +135,7 @@ static int post_run(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *m
 out:
     free(status);
     free(mem);
+    free(addr);
     return rc;
 }
 

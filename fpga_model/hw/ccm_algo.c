@@ -91,6 +91,9 @@ static void dispatch(bld_t *b)
     case MF_OPC_EXSCAN:
         ccm_scan(b, h->opcode == MF_OPC_EXSCAN);
         break;
+    case MF_OPC_ALLTOALL:
+        ccm_alltoall(b);
+        break;
     default:
         b->fail = 1;
     }

@@ -213,7 +213,7 @@ int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, siz
         return snprintf(err, errlen, "out of memory"), -1;
     c->req = *req;
     c->eng = &n->eng[grank];
-    if (req->counts && req->hdr.opcode == MF_OPC_REDUCE_SCATTER) {
+    if (req->counts && mf_opcode_has_counts(req->hdr.opcode)) {
         const mf_ct_entry_t *ct = mf_ct_lookup(c->eng, req->hdr.ctx);
         size_t np = ct ? ct->size : 0;
         c->counts = malloc((np ? np : 1) * sizeof *c->counts);

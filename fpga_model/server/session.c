@@ -116,6 +116,7 @@ static const char *mpi_name(unsigned opc)
         [MF_OPC_SCATTER] = "MPI_Scatter",     [MF_OPC_GATHER] = "MPI_Gather",
         [MF_OPC_ALLGATHER] = "MPI_Allgather", [MF_OPC_REDUCE_SCATTER] = "MPI_Reduce_scatter",
         [MF_OPC_SCAN] = "MPI_Scan",           [MF_OPC_EXSCAN] = "MPI_Exscan",
+        [MF_OPC_ALLTOALL] = "MPI_Alltoall",
     };
     if (opc < sizeof names / sizeof names[0] && names[opc])
         return names[opc];
@@ -610,7 +611,7 @@ static int args_differ(const record_t *rec, char *text, size_t len)
 {
     char big[1024];
     text_t t = {big, sizeof big, 0};
-    int nf = rec->m[0].c.hdr.opcode == MF_OPC_REDUCE_SCATTER ? F_NFIELDS : F_COUNTS;
+    int nf = mf_opcode_has_counts(rec->m[0].c.hdr.opcode) ? F_NFIELDS : F_COUNTS;
     uint64_t *keys = malloc((size_t)rec->size * sizeof *keys);
     if (!keys)
         return -1;
@@ -715,7 +716,7 @@ static int post_one(mf_session_t *s, member_t *m, uint64_t at, int timing_only, 
                         (unsigned long long)m->c.recv_bytes), -1;
     mf_coll_req_t req = {
         .hdr = m->c.hdr, .at = at, .done = member_done, .user = m,
-        .counts = m->c.hdr.opcode == MF_OPC_REDUCE_SCATTER ? m->counts : NULL,
+        .counts = mf_opcode_has_counts(m->c.hdr.opcode) ? m->counts : NULL,
         .send = {.base = timing_only ? NULL : m->send, .len = (size_t)m->c.send_bytes},
         .recv = {.base = timing_only ? NULL : m->recv, .len = (size_t)m->c.recv_bytes}};
     return mf_net_post(s->net, m->grank, &req, err, len);

@@ -56,7 +56,7 @@ typedef enum {
     MF_FB_DISABLED,       /* MPIFPGA_ENABLE=0, MPIFPGA_COLLS, size thresholds */
     MF_FB_ENGINE,         /* no engine reachable */
     MF_FB_INTERCOMM,      /* intercommunicator */
-    MF_FB_COMM_SIZE,      /* communicator of one rank, or larger than 64K */
+    MF_FB_COMM_SIZE,      /* communicator of one rank, or larger than 64K (alltoall: 32) */
     MF_FB_CT_FULL,        /* no CT row free on every member */
     MF_FB_DATATYPE,       /* predefined type the AgLUs do not implement */
     MF_FB_DERIVED,        /* derived (user-built) datatype */
@@ -109,7 +109,8 @@ typedef struct {
     uint64_t send_bytes; /* payload this rank streams (DATA) */
     uint64_t recv_bytes; /* result bytes it expects back */
     uint64_t entry_ns;   /* modeled time: the rank's virtual time at entry, ns; 0 none */
-    uint32_t ncounts;    /* reduce_scatter: comm_size byte counts, else 0 */
+    uint32_t ncounts;    /* comm_size counts: reduce_scatter's bytes per rank, alltoall's
+                          * member global ranks (mf_opcode_has_counts); else 0 */
     const uint32_t *counts; /* unpack: points into the message */
 } mf_em_coll_t;
 

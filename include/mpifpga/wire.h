@@ -38,14 +38,25 @@ typedef enum {
     MF_OPC_FWD_TABLE = 11, /* forwarding table entries in the payload */
     MF_OPC_SCAN = 12,      /* inclusive prefix reduction in rank order */
     MF_OPC_EXSCAN = 13,    /* exclusive prefix reduction (rank 0 gets nothing) */
+    MF_OPC_ALLTOALL = 14,  /* personalized exchange; counts = members' global ranks */
     MF_OPC_COUNT
 } mf_opcode_t;
+
+/* Alltoall: rank r's data from comm rank s arrives on tag (r - s) mod P,
+ * so the 5-bit tag field bounds the communicator. */
+#define MF_ALLTOALL_MAX_MEMBERS 32
 
 /* 1 for the opcodes of collectives (not control messages or unicast). */
 static inline int mf_opcode_is_coll(unsigned opc)
 {
-    return (opc >= MF_OPC_BARRIER && opc <= MF_OPC_REDUCE_SCATTER) || opc == MF_OPC_SCAN ||
-           opc == MF_OPC_EXSCAN;
+    return (opc >= MF_OPC_BARRIER && opc <= MF_OPC_REDUCE_SCATTER) ||
+           (opc >= MF_OPC_SCAN && opc <= MF_OPC_ALLTOALL);
+}
+/* 1 for the collectives whose COLL carries comm_size counts: reduce_scatter
+ * (bytes per rank) and alltoall (the members' global ranks). */
+static inline int mf_opcode_has_counts(unsigned opc)
+{
+    return opc == MF_OPC_REDUCE_SCATTER || opc == MF_OPC_ALLTOALL;
 }
 /* 1 for the collectives that reduce (the AgLU's op and dtype apply). */
 static inline int mf_opcode_reduces(unsigned opc)

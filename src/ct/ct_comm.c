@@ -86,8 +86,11 @@ static int send_entry(MPI_Comm comm, mf_comm_t *c)
     else if (mf_ct_entry_build(c->size, c->rank, global_of, &e, err, sizeof err) == 0 &&
              mf_host.dev.ops->ct_config(&mf_host.dev, c->ctx, &e, err, sizeof err) == 0)
         ok = 1;
-    if (ok)
+    if (ok) {
         c->global0 = global_of[0];
+        for (int i = 0; i < c->size && i < MF_ALLTOALL_MAX_MEMBERS; i++)
+            c->addr[i] = (uint32_t)global_of[i];
+    }
     else
         fprintf(stderr, "mpifpga: rank %d: CT entry for row %d: %s\n", mf_host.grank, c->ctx,
                 err);

@@ -272,6 +272,33 @@ int mf_reduce_scatter_block(const void *sbuf, void *rbuf, uint64_t count, MPI_Da
     return mf_offload(&c, rc);
 }
 
+/* Alltoall: every rank sends block j to rank j.  The signature of one
+ * block (recvcount x recvtype) decides; MPI_IN_PLACE takes the blocks
+ * from recvbuf. */
+int mf_alltoall(const void *sbuf, int64_t scount, MPI_Datatype stype, void *rbuf, int64_t rcount,
+                MPI_Datatype rtype, MPI_Comm comm, int *rc)
+{
+    mf_call_t c = {.id = MF_C_ALLTOALL, .opc = MF_OPC_ALLTOALL, .comm = comm};
+    int in_place = sbuf == MPI_IN_PLACE;
+    if (rcount < 0 || (!in_place && scount < 0))
+        return 0; /* MPICH reports the count */
+    uint64_t P = (uint64_t)comm_size(comm);
+    mover(&c, rtype, (uint64_t)rcount);
+    if (!in_place && mf_offload_wanted(c.id)) {
+        int es = 0;
+        mf_fb_reason_t r = mf_select_move_type(stype, &es);
+        if (r && !c.vote)
+            c.vote = r;
+    }
+    if (in_place)
+        send_from(&c, rbuf, (uint64_t)rcount * P, rtype);
+    else
+        send_from(&c, sbuf, (uint64_t)scount * P, stype);
+    recv_into(&c, rbuf, (uint64_t)rcount * P, rtype);
+    c.send_bytes = c.recv_bytes = c.block * P;
+    return mf_offload(&c, rc);
+}
+
 /* Scan: rank i gets the reduction of ranks 0..i; Exscan of ranks 0..i-1,
  * and rank 0's receive buffer is undefined (MPI-4.0 sec. 6.11): it gets
  * nothing.  MPI_IN_PLACE takes the input from recvbuf (both). */
@@ -297,6 +324,18 @@ int mf_barrier(MPI_Comm comm, int *rc)
 }
 
 /* ---- the MPI interface ---------------------------------------------------- */
+
+MF_PUBLIC int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int rc;
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_ALLTOALL, __builtin_return_address(0), recvtype, MPI_OP_NULL,
+                  comm);
+    if (!mf_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc))
+        rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return mf_site_end(&site, rc);
+}
 
 MF_PUBLIC int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm)

@@ -31,6 +31,8 @@ int mf_reduce_scatter(const void *sbuf, void *rbuf, const int *icounts, const MP
 int mf_reduce_scatter_block(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t,
                             MPI_Op op, MPI_Comm comm, int *rc);
 int mf_barrier(MPI_Comm comm, int *rc);
+int mf_alltoall(const void *sbuf, int64_t scount, MPI_Datatype stype, void *rbuf, int64_t rcount,
+                MPI_Datatype rtype, MPI_Comm comm, int *rc);
 /* MPI_Scan (exclusive 0) and MPI_Exscan (1). */
 int mf_scan(const void *sbuf, void *rbuf, uint64_t count, MPI_Datatype t, MPI_Op op,
             int exclusive, MPI_Comm comm, int *rc);

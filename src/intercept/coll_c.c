@@ -16,6 +16,19 @@ MF_PUBLIC int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count coun
     return mf_site_end(&site, rc);
 }
 
+MF_PUBLIC int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm)
+{
+    int rc;
+    mf_site_call_t site;
+    mf_site_begin(&site, MF_C_ALLTOALL, __builtin_return_address(0), recvtype, MPI_OP_NULL,
+                  comm);
+    if (!mf_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc))
+        rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return mf_site_end(&site, rc);
+}
+
 MF_PUBLIC int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {

@@ -44,6 +44,7 @@ typedef struct {
     int ctx;                  /* CT row, or -1 */
     mf_fb_reason_t reason;    /* ctx < 0: why every call falls back */
     int size, rank, global0;
+    uint32_t addr[MF_ALLTOALL_MAX_MEMBERS]; /* global ranks (alltoall), if size <= 32 */
 } mf_comm_t;
 
 /* ct/ct_comm.c */

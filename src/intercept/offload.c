@@ -47,6 +47,8 @@ static mf_fb_reason_t shared_reason(const mf_call_t *c, const mf_comm_t *cs)
         return MF_FB_DISABLED;
     if (!segmentable(c) && c->block > MF_PROC_MAX_SIZE)
         return MF_FB_SIZE;
+    if (c->opc == MF_OPC_ALLTOALL && cs->size > MF_ALLTOALL_MAX_MEMBERS)
+        return MF_FB_COMM_SIZE; /* the switch tells sources apart by a 5-bit tag */
     if (c->counts) {
         if ((size_t)cs->size * 4 + 64 > MF_EM_MAX)
             return MF_FB_SIZE; /* the counts do not fit one COLL message */
@@ -153,7 +155,9 @@ static int run(const mf_call_t *c, const mf_comm_t *cs, int *rc)
         for (int i = 0; i < cs->size; i++)
             counts[i] = (uint32_t)c->counts[i];
     }
-    fill_call(c, cs, header_size(c, cs->size, c->block), counts, &d);
+    /* alltoall: the members' addresses go along (the CT keeps log-size sets) */
+    fill_call(c, cs, header_size(c, cs->size, c->block),
+              c->opc == MF_OPC_ALLTOALL ? cs->addr : counts, &d);
     handled = run_one(c, &d, rc);
     free(counts);
     return handled;

@@ -11,6 +11,7 @@
  *    others pass 3 doubles (one type signature);
  *  - MPI_SUM / MPI_PROD on the complex types (C and Fortran), in the AgLU,
  *  - MPI_Scan / MPI_Exscan (rank 0's exscan buffer untouched, in place),
+ *  - MPI_Alltoall (in place, on a split communicator),
  *  - MPI_MINLOC / MPI_MAXLOC on the pair types, ties to the lower index,
  *    the receive buffer's pad bytes untouched;
  *  - count 0, reduce_scatter with uneven counts including zeros, and the
@@ -343,6 +344,44 @@ static void scans(void)
     mpi_tap_ok(good, "scan: C double complex PROD");
 }
 
+/* ---- Alltoall: a personalized exchange in the network -------------------- */
+
+static int a2a_val(int from, int to, int i) { return 1000 * from + 10 * to + i; }
+
+/* Block j of rank r holds a2a_val(r, j, .); after the exchange block s of
+ * rank me must hold a2a_val(s, me, .), on comm (rank me_c of size P_c). */
+static int a2a_run(MPI_Comm comm, int in_place)
+{
+    int pc, mc, good = 1;
+    MPI_Comm_size(comm, &pc);
+    MPI_Comm_rank(comm, &mc);
+    int *in = malloc(sizeof(int) * (size_t)(pc * N)), *out = malloc(sizeof(int) * (size_t)(pc * N));
+    for (int j = 0; j < pc; j++)
+        for (int i = 0; i < N; i++)
+            in[j * N + i] = a2a_val(mc, j, i), out[j * N + i] = HOLE;
+    if (in_place)
+        MPI_Alltoall(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, in, N, MPI_INT, comm);
+    else
+        MPI_Alltoall(in, N, MPI_INT, out, N, MPI_INT, comm);
+    const int *got = in_place ? in : out;
+    for (int s = 0; s < pc; s++)
+        for (int i = 0; i < N; i++)
+            good &= got[s * N + i] == a2a_val(s, mc, i);
+    free(in);
+    free(out);
+    return good;
+}
+
+static void alltoalls(void)
+{
+    mpi_tap_ok(a2a_run(MPI_COMM_WORLD, 0), "alltoall: every block to its rank");
+    mpi_tap_ok(a2a_run(MPI_COMM_WORLD, 1), "alltoall: MPI_IN_PLACE (send arguments ignored)");
+    MPI_Comm half; /* members are not consecutive global ranks: addresses travel along */
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2, P - me, &half);
+    mpi_tap_ok(a2a_run(half, 0), "alltoall on a split, reversed communicator");
+    MPI_Comm_free(&half);
+}
+
 /* ---- derived types with holes ------------------------------------------ */
 
 /* N ints at stride 2: the odd slots are holes that must keep HOLE. */
@@ -472,6 +511,7 @@ int main(int argc, char **argv)
     loc_all();
     complex_all();
     scans();
+    alltoalls();
     allgather_in_place();
     zero_counts();
     uneven();

@@ -41,6 +41,19 @@ static int reduce2(bld_t *b, int first, int second)
     return ccm_flow(b, MF_FLOW_REDUCE, b->n, 2, in);
 }
 
+/* The result, made steps ago, waits for the next lower rank's piece while
+ * the partial moves on: the switch holds all of it (as MPICH holds recvbuf),
+ * else the flow that made it, blocked on a full window, would stop the
+ * partial that the partner needs first -- a circular wait once the vector
+ * exceeds a few windows. */
+static int held(bld_t *b, int result)
+{
+    int st = ccm_to_stream(b, result, 0, b->n);
+    if (!b->fail)
+        b->c->st[st].extra_win = b->n;
+    return st;
+}
+
 void ccm_scan(bld_t *b, int exclusive)
 {
     int last = last_step(b, b->r);
@@ -64,9 +77,7 @@ void ccm_scan(bld_t *b, int exclusive)
             continue;
         }
         int t = ccm_copy_of(b, tmp); /* tmp feeds the result and the partial */
-        int new_result = result < 0 ? t
-                                    : reduce2(b, ccm_to_stream(b, t, 0, b->n),
-                                              ccm_to_stream(b, result, 0, b->n));
+        int new_result = result < 0 ? t : reduce2(b, ccm_to_stream(b, t, 0, b->n), held(b, result));
         if (k < last)
             partial = reduce2(b, ccm_to_stream(b, t, 0, b->n), ccm_to_stream(b, partial, 0, b->n));
         result = new_result;

@@ -20,6 +20,6 @@ for np in 3 4 5; do
         "reduce.offloaded==$((np * np * 5))" 'reduce_scatter.offloaded>0' \
         "allreduce.offloaded==$((np * 6))" "reduce_scatter_block.offloaded==$np" \
         "scan.offloaded==$((np * 2))" "exscan.offloaded==$((np * 2))" \
-        "alltoall.offloaded==$((np * 3 - (np == 3)))"
+        "alltoall.offloaded==$((np * 3 - (np == 3)))" "alltoallv.offloaded==$((np * 2))"
 done
 finish

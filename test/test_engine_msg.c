@@ -222,6 +222,17 @@ static void test_coll(void)
     h.flags = 0;
     b.ncounts = 2;
     ok(mf_em_pack_coll(&h, &b, buf, sizeof buf) == 0, "coll: pack refuses ncounts != comm_size");
+    uint32_t v[9] = {4, 5, 6, 1, 2, 3, 7, 8, 9}; /* alltoallv: ranks, sent, received */
+    b.hdr.opcode = MF_OPC_ALLTOALLV;
+    b.hdr.size = 0;
+    b.ncounts = 9;
+    b.counts = v;
+    n = mf_em_pack_coll(&h, &b, buf, sizeof buf);
+    ok(n == 60 + 36 && mf_em_unpack_coll(buf, n, &g) == 0 && g.ncounts == 9 &&
+           g.counts[8] == 9 && g.hdr.opcode == MF_OPC_ALLTOALLV,
+       "coll: alltoallv's 3 x comm_size counts round trip");
+    b.ncounts = 6;
+    ok(mf_em_pack_coll(&h, &b, buf, sizeof buf) == 0, "coll: 2 x comm_size counts refused");
 }
 
 static void test_result(void)

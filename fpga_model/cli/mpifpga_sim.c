@@ -145,9 +145,11 @@ static void parse_args(int argc, char **argv, opts_t *o)
     while ((c = getopt_long(argc, argv, ":c:m:i:T:h", lo, NULL)) != -1) {
         switch (c) {
         case 'c':
-            if (mf_coll_parse(optarg, &o->coll))
+            if (mf_coll_parse(optarg, &o->coll) || !mf_opcode_is_coll(o->coll))
                 die2("-c: unknown collective '%s' (bcast reduce allreduce scatter gather "
-                     "allgather reduce_scatter barrier)", optarg);
+                     "allgather reduce_scatter scan exscan alltoall barrier)", optarg);
+            if (o->coll == MF_OPC_ALLTOALLV)
+                die2("-c alltoallv: its sizes differ per rank; sweep alltoall (uniform blocks)");
             o->have_coll = 1;
             break;
         case 'm': parse_range(o, optarg); break;

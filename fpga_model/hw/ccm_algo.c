@@ -31,8 +31,8 @@ static int group_sinks(mf_coll_t *c)
 static int moves_no_data(const bld_t *b)
 {
     const mf_proc_hdr_t *h = &b->c->req.hdr;
-    if (h->opcode == MF_OPC_BARRIER)
-        return 0;
+    if (h->opcode == MF_OPC_BARRIER || h->opcode == MF_OPC_ALLTOALLV)
+        return 0; /* alltoallv: per-pair sizes in the counts (ccm_alltoall.c) */
     if (h->opcode == MF_OPC_REDUCE_SCATTER && b->c->counts)
         return ccm_rs_disp(b, b->P) == 0;
     return b->n == 0;
@@ -92,6 +92,7 @@ static void dispatch(bld_t *b)
         ccm_scan(b, h->opcode == MF_OPC_EXSCAN);
         break;
     case MF_OPC_ALLTOALL:
+    case MF_OPC_ALLTOALLV:
         ccm_alltoall(b);
         break;
     default:

@@ -215,7 +215,7 @@ int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, siz
     c->eng = &n->eng[grank];
     if (req->counts && mf_opcode_has_counts(req->hdr.opcode)) {
         const mf_ct_entry_t *ct = mf_ct_lookup(c->eng, req->hdr.ctx);
-        size_t np = ct ? ct->size : 0;
+        size_t np = ct ? mf_opcode_ncounts(req->hdr.opcode, ct->size) : 0;
         c->counts = malloc((np ? np : 1) * sizeof *c->counts);
         if (!c->counts) {
             free(c);

@@ -227,6 +227,13 @@ static void to_offload_clock(const mf_blc_t *b, uint64_t *lat, int size)
 static mf_coll_spec_t spec_of(const mf_blc_call_t *c)
 {
     mf_opcode_t opc = (mf_opcode_t)c->hdr.opcode;
+    if (opc == MF_OPC_ALLTOALLV && c->counts) { /* a uniform alltoall of the mean block */
+        uint64_t sent = 0;
+        for (int j = 0; j < c->size; j++)
+            sent += c->counts[c->size + j];
+        return (mf_coll_spec_t){.opc = MF_OPC_ALLTOALL, .op = MF_OP_SUM, .dtype = MF_DT_UINT8,
+                                .bytes = sent / (uint64_t)c->size};
+    }
     return (mf_coll_spec_t){.opc = opc, .op = (mf_op_t)c->hdr.op,
                             .dtype = (mf_dtype_t)c->hdr.dtype, .root = c->hdr.root,
                             .bytes = mf_blc_osu_bytes(opc, c->hdr.size, c->size),

@@ -116,7 +116,7 @@ static const char *mpi_name(unsigned opc)
         [MF_OPC_SCATTER] = "MPI_Scatter",     [MF_OPC_GATHER] = "MPI_Gather",
         [MF_OPC_ALLGATHER] = "MPI_Allgather", [MF_OPC_REDUCE_SCATTER] = "MPI_Reduce_scatter",
         [MF_OPC_SCAN] = "MPI_Scan",           [MF_OPC_EXSCAN] = "MPI_Exscan",
-        [MF_OPC_ALLTOALL] = "MPI_Alltoall",
+        [MF_OPC_ALLTOALL] = "MPI_Alltoall",   [MF_OPC_ALLTOALLV] = "MPI_Alltoallv",
     };
     if (opc < sizeof names / sizeof names[0] && names[opc])
         return names[opc];
@@ -469,7 +469,10 @@ static int same_counts(const member_t *a, const member_t *b)
 {
     if (a->c.ncounts != b->c.ncounts)
         return 0;
-    return !a->c.ncounts || !memcmp(a->counts, b->counts, a->c.ncounts * sizeof *a->counts);
+    /* alltoallv: the members' own send / receive sizes differ; ranks agree */
+    size_t n = mf_opcode_shared_counts(a->c.hdr.opcode, a->c.comm_size);
+    n = n < a->c.ncounts ? n : a->c.ncounts;
+    return !n || !memcmp(a->counts, b->counts, n * sizeof *a->counts);
 }
 
 /* Keys of every member for field f into keys[]: equal keys = equal values.

@@ -110,7 +110,8 @@ typedef struct {
     uint64_t recv_bytes; /* result bytes it expects back */
     uint64_t entry_ns;   /* modeled time: the rank's virtual time at entry, ns; 0 none */
     uint32_t ncounts;    /* comm_size counts: reduce_scatter's bytes per rank, alltoall's
-                          * member global ranks (mf_opcode_has_counts); else 0 */
+                          * member global ranks; alltoallv 3 x comm_size
+                          * (mf_opcode_ncounts, wire.h); else 0 */
     const uint32_t *counts; /* unpack: points into the message */
 } mf_em_coll_t;
 

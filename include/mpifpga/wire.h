@@ -39,6 +39,7 @@ typedef enum {
     MF_OPC_SCAN = 12,      /* inclusive prefix reduction in rank order */
     MF_OPC_EXSCAN = 13,    /* exclusive prefix reduction (rank 0 gets nothing) */
     MF_OPC_ALLTOALL = 14,  /* personalized exchange; counts = members' global ranks */
+    MF_OPC_ALLTOALLV = 15, /* with per-pair sizes: counts = ranks, send and recv bytes */
     MF_OPC_COUNT
 } mf_opcode_t;
 
@@ -50,13 +51,24 @@ typedef enum {
 static inline int mf_opcode_is_coll(unsigned opc)
 {
     return (opc >= MF_OPC_BARRIER && opc <= MF_OPC_REDUCE_SCATTER) ||
-           (opc >= MF_OPC_SCAN && opc <= MF_OPC_ALLTOALL);
+           (opc >= MF_OPC_SCAN && opc <= MF_OPC_ALLTOALLV);
 }
-/* 1 for the collectives whose COLL carries comm_size counts: reduce_scatter
- * (bytes per rank) and alltoall (the members' global ranks). */
+/* 1 for the collectives whose COLL carries counts: reduce_scatter (bytes
+ * per rank) and alltoall (the members' global ranks); alltoallv carries
+ * 3 x comm_size (mf_opcode_ncounts): the ranks, then this member's send
+ * bytes per destination and receive bytes per source. */
 static inline int mf_opcode_has_counts(unsigned opc)
 {
-    return opc == MF_OPC_REDUCE_SCATTER || opc == MF_OPC_ALLTOALL;
+    return opc == MF_OPC_REDUCE_SCATTER || opc == MF_OPC_ALLTOALL || opc == MF_OPC_ALLTOALLV;
+}
+static inline unsigned mf_opcode_ncounts(unsigned opc, unsigned comm_size)
+{
+    return !mf_opcode_has_counts(opc) ? 0 : opc == MF_OPC_ALLTOALLV ? 3 * comm_size : comm_size;
+}
+/* Counts every member of a call must agree on (alltoallv: the ranks only). */
+static inline unsigned mf_opcode_shared_counts(unsigned opc, unsigned comm_size)
+{
+    return mf_opcode_has_counts(opc) ? comm_size : 0;
 }
 /* 1 for the collectives that reduce (the AgLU's op and dtype apply). */
 static inline int mf_opcode_reduces(unsigned opc)

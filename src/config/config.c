@@ -8,11 +8,11 @@
 
 static const char *const coll_names[MF_C_COUNT] = {
     "reduce", "allreduce", "bcast", "scatter", "gather", "allgather",
-    "reduce_scatter", "reduce_scatter_block", "barrier", "scan", "exscan", "alltoall"};
+    "reduce_scatter", "reduce_scatter_block", "barrier", "scan", "exscan", "alltoall", "alltoallv"};
 static const char *const coll_mpi_names[MF_C_COUNT] = {
     "MPI_Reduce", "MPI_Allreduce", "MPI_Bcast", "MPI_Scatter", "MPI_Gather", "MPI_Allgather",
     "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Barrier", "MPI_Scan", "MPI_Exscan",
-    "MPI_Alltoall"};
+    "MPI_Alltoall", "MPI_Alltoallv"};
 
 const char *mf_coll_id_name(mf_coll_id_t c) { return c < MF_C_COUNT ? coll_names[c] : "?"; }
 const char *mf_coll_id_mpi_name(mf_coll_id_t c)
@@ -184,7 +184,7 @@ int mf_config_parse_colls(const char *s, uint32_t *mask, char *err, size_t errle
             snprintf(err, errlen,
                      "unknown collective '%s' (use all, or a list of reduce, allreduce, bcast, "
                      "scatter, gather, allgather, reduce_scatter, reduce_scatter_block, barrier, "
-                     "scan, exscan, alltoall; "
+                     "scan, exscan, alltoall, alltoallv; "
                      "^list excludes)", t);
             return -1;
         }

@@ -18,7 +18,7 @@
 typedef enum {
     MF_C_REDUCE, MF_C_ALLREDUCE, MF_C_BCAST, MF_C_SCATTER, MF_C_GATHER, MF_C_ALLGATHER,
     MF_C_REDUCE_SCATTER, MF_C_REDUCE_SCATTER_BLOCK, MF_C_BARRIER, MF_C_SCAN, MF_C_EXSCAN,
-    MF_C_ALLTOALL,
+    MF_C_ALLTOALL, MF_C_ALLTOALLV,
     MF_C_COUNT
 } mf_coll_id_t;
 const char *mf_coll_id_name(mf_coll_id_t c);     /* "allreduce" */

@@ -32,7 +32,7 @@ typedef struct {
     uint64_t send_bytes;
     void *recv;              /* room for recv_bytes of result */
     uint64_t recv_bytes;
-    const uint32_t *counts;  /* reduce_scatter: comm_size byte counts, or NULL */
+    const uint32_t *counts;  /* mf_opcode_ncounts(opcode) counts (wire.h), or NULL */
     uint64_t entry_ns;       /* modeled time: virtual time at entry (ns), 0 none */
     const char *mpi_name;    /* for messages: "MPI_Allreduce" */
     int want_baseline;       /* nonzero: also get the modeled baseline time (baseline_us) */

@@ -310,7 +310,10 @@ static int send_call(model_t *m, const mf_dev_call_t *c, int shm, char *err, siz
                       .global0 = (uint16_t)c->global0,
                       .send_bytes = c->vote ? 0 : c->send_bytes,
                       .recv_bytes = c->vote ? 0 : c->recv_bytes, .entry_ns = c->entry_ns,
-                      .ncounts = c->counts ? (uint32_t)c->comm_size : 0, .counts = c->counts};
+                      .ncounts = c->counts ? mf_opcode_ncounts(c->hdr.opcode,
+                                                               (unsigned)c->comm_size)
+                                           : 0,
+                      .counts = c->counts};
     if (shm && b.send_bytes)
         memcpy(m->shm.base, c->send, (size_t)b.send_bytes);
     if (send_msg(m, mf_em_pack_coll(&h, &b, m->msg, sizeof m->msg), err, len))

@@ -20,8 +20,8 @@ static int segmentable(const mf_call_t *c)
 
 static int moves_nothing(const mf_call_t *c, int size)
 {
-    if (c->opc == MF_OPC_BARRIER)
-        return 0;
+    if (c->opc == MF_OPC_BARRIER || c->opc == MF_OPC_ALLTOALLV)
+        return 0; /* alltoallv: only the whole communicator knows */
     if (c->counts) {
         for (int i = 0; i < size; i++)
             if (c->counts[i])
@@ -43,12 +43,15 @@ static mf_fb_reason_t shared_reason(const mf_call_t *c, const mf_comm_t *cs)
         return c->local;
     if (cs->ctx < 0)
         return cs->reason;
+    int a2a = c->opc == MF_OPC_ALLTOALL || c->opc == MF_OPC_ALLTOALLV;
+    if (a2a && cs->size > MF_ALLTOALL_MAX_MEMBERS)
+        return MF_FB_COMM_SIZE; /* the switch tells sources apart by a 5-bit tag */
+    if (c->opc == MF_OPC_ALLTOALLV)
+        return MF_FB_NONE; /* its sizes differ per rank: no threshold can decide */
     if (c->block < cfg->min_bytes || (cfg->max_bytes && c->block > cfg->max_bytes))
         return MF_FB_DISABLED;
     if (!segmentable(c) && c->block > MF_PROC_MAX_SIZE)
         return MF_FB_SIZE;
-    if (c->opc == MF_OPC_ALLTOALL && cs->size > MF_ALLTOALL_MAX_MEMBERS)
-        return MF_FB_COMM_SIZE; /* the switch tells sources apart by a 5-bit tag */
     if (c->counts) {
         if ((size_t)cs->size * 4 + 64 > MF_EM_MAX)
             return MF_FB_SIZE; /* the counts do not fit one COLL message */
@@ -148,16 +151,22 @@ static int run(const mf_call_t *c, const mf_comm_t *cs, int *rc)
     int handled;
     if (segmentable(c) && !c->vote && c->block > mf_host.cfg.segment_bytes)
         return run_pieces(c, cs, rc);
-    if (c->counts) {
-        counts = malloc((size_t)cs->size * sizeof *counts);
+    if (c->counts || c->opc == MF_OPC_ALLTOALLV) {
+        counts = malloc(3 * (size_t)cs->size * sizeof *counts);
         if (!counts)
             return fall_back(c, MF_FB_SIZE);
-        for (int i = 0; i < cs->size; i++)
+        for (int i = 0; c->counts && i < cs->size; i++)
             counts[i] = (uint32_t)c->counts[i];
+        /* alltoallv: the members' addresses, then this rank's sizes */
+        for (int i = 0; !c->counts && i < cs->size; i++) {
+            counts[i] = cs->addr[i];
+            counts[cs->size + i] = c->sizes ? c->sizes[i] : 0;
+            counts[2 * cs->size + i] = c->sizes ? c->sizes[cs->size + i] : 0;
+        }
     }
     /* alltoall: the members' addresses go along (the CT keeps log-size sets) */
-    fill_call(c, cs, header_size(c, cs->size, c->block),
-              c->opc == MF_OPC_ALLTOALL ? cs->addr : counts, &d);
+    uint64_t hsize = c->opc == MF_OPC_ALLTOALLV ? 0 : header_size(c, cs->size, c->block);
+    fill_call(c, cs, hsize, c->opc == MF_OPC_ALLTOALL ? cs->addr : counts, &d);
     handled = run_one(c, &d, rc);
     free(counts);
     return handled;

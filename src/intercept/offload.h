@@ -32,6 +32,7 @@ typedef struct {
     void *recv;               /* NULL: result not wanted (discarded) */
     uint64_t recv_bytes;
     const uint64_t *counts;   /* reduce_scatter: bytes per comm rank, else NULL */
+    const uint32_t *sizes;    /* alltoallv: this rank's bytes to / from each rank (2P) */
     mf_fb_reason_t local;     /* reason every member shares (op alone) */
     mf_fb_reason_t vote;      /* reason from this rank's datatypes */
     /* Types that are not contiguous (dtpack.h): send is packed from

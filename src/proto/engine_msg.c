@@ -243,7 +243,8 @@ int mf_em_unpack_ct(const uint8_t *in, size_t len, mf_em_ct_t *b, int with_entry
 size_t mf_em_pack_coll(const mf_em_hdr_t *h, const mf_em_coll_t *b, uint8_t *out, size_t cap)
 {
     size_t n = COLL_COUNTS + 4 * (size_t)b->ncounts;
-    if (b->ncounts && (b->ncounts != b->comm_size || !b->counts))
+    if (b->ncounts && ((b->ncounts != b->comm_size && b->ncounts != 3u * b->comm_size) ||
+                       !b->counts))
         return 0;
     if (n > MF_EM_MAX || cap < n)
         return 0;
@@ -293,7 +294,7 @@ int mf_em_unpack_coll(const uint8_t *in, size_t len, mf_em_coll_t *b)
     t.ncounts = (uint32_t)mf_get_le(in + COLL_NCOUNTS, 4);
     if (t.vote >= MF_FB_COUNT || t.comm_size == 0 || t.comm_rank >= t.comm_size)
         return -1;
-    if (t.ncounts != 0 && t.ncounts != t.comm_size)
+    if (t.ncounts != 0 && t.ncounts != t.comm_size && t.ncounts != 3u * t.comm_size)
         return -1;
     if (len != COLL_COUNTS + 4 * (size_t)t.ncounts)
         return -1;

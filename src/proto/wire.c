@@ -255,7 +255,7 @@ static const char *const op_names[MF_OP_COUNT] = {
 static const char *const opcode_names[MF_OPC_COUNT] = {
     "unicast", "barrier", "bcast", "reduce", "allreduce", "scatter", "gather",
     "allgather", "reduce_scatter", "ct_config", "ct_free", "fwd_table", "scan", "exscan",
-    "alltoall",
+    "alltoall", "alltoallv",
 };
 
 size_t mf_dtype_size(mf_dtype_t t)

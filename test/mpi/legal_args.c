@@ -11,7 +11,8 @@
  *    others pass 3 doubles (one type signature);
  *  - MPI_SUM / MPI_PROD on the complex types (C and Fortran), in the AgLU,
  *  - MPI_Scan / MPI_Exscan (rank 0's exscan buffer untouched, in place),
- *  - MPI_Alltoall (in place, on a split communicator),
+ *  - MPI_Alltoall (in place, on a split communicator), MPI_Alltoallv
+ *    (uneven sizes with zeros, gapped displacements, in place),
  *  - MPI_MINLOC / MPI_MAXLOC on the pair types, ties to the lower index,
  *    the receive buffer's pad bytes untouched;
  *  - count 0, reduce_scatter with uneven counts including zeros, and the
@@ -372,8 +373,48 @@ static int a2a_run(MPI_Comm comm, int in_place)
     return good;
 }
 
+/* Alltoallv: rank s sends (s + d) % 3 ints to rank d (zeros included),
+ * at gapped displacements; receive displacements in reverse rank order. */
+static int v_count(int s, int d) { return (s + d) % 3; }
+
+static int a2av_run(int in_place)
+{
+    int sc[64], sd[64], rc[64], rd[64], good = 1, stot = 0, rtot = 0;
+    for (int j = 0; j < P; j++) {
+        sc[j] = v_count(me, j), sd[j] = stot, stot += sc[j] + 1; /* one-int gap */
+        rc[j] = v_count(j, me);
+    }
+    for (int j = P - 1; j >= 0; j--)
+        rd[j] = rtot, rtot += rc[j] + 2;
+    int *in = malloc(sizeof(int) * (size_t)(stot + 1)), *out = malloc(sizeof(int) * (size_t)(rtot + 1));
+    for (int k = 0; k <= rtot; k++)
+        out[k] = HOLE;
+    for (int j = 0; j < P; j++)
+        for (int i = 0; i < sc[j]; i++)
+            in[sd[j] + i] = a2a_val(me, j, i);
+    if (in_place) { /* the blocks travel from and to recvbuf */
+        for (int j = 0; j < P; j++)
+            for (int i = 0; i < rc[j]; i++)
+                out[rd[j] + i] = a2a_val(me, j, i);
+        MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, out, rc, rd, MPI_INT,
+                      MPI_COMM_WORLD);
+    } else {
+        MPI_Alltoallv(in, sc, sd, MPI_INT, out, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    }
+    for (int s = 0; s < P; s++) {
+        for (int i = 0; i < rc[s]; i++)
+            good &= out[rd[s] + i] == a2a_val(s, me, i);
+        good &= out[rd[s] + rc[s]] == HOLE; /* the gap after each block untouched */
+    }
+    free(in);
+    free(out);
+    return good;
+}
+
 static void alltoalls(void)
 {
+    mpi_tap_ok(a2av_run(0), "alltoallv: uneven sizes with zeros, gapped displacements");
+    mpi_tap_ok(a2av_run(1), "alltoallv: MPI_IN_PLACE (send arguments ignored)");
     mpi_tap_ok(a2a_run(MPI_COMM_WORLD, 0), "alltoall: every block to its rank");
     mpi_tap_ok(a2a_run(MPI_COMM_WORLD, 1), "alltoall: MPI_IN_PLACE (send arguments ignored)");
     MPI_Comm half; /* members are not consecutive global ranks: addresses travel along */

@@ -77,8 +77,21 @@ ok $? "--analytic prints Eqs. 3-6 beside the simulation for each size"
     [ "$(grep -c '^[0-9]' "$tmp/ft")" = 16 ]
 ok $? "bcast, 3 iterations, 16 nodes on fattree:8: every size runs ($(grep -m1 past "$tmp/ft"))"
 
+# The watchdog: flows that step without moving a byte stop the run with a
+# message naming the call.  A limit below one link's latency trips it on a
+# healthy run, which shows the message; 10M cycles (the default) is far above.
+MPIFPGA_WATCHDOG_CYCLES=50 "$SIM" -c allreduce --nodes 8 -m 65536:65536 -i 1 > "$tmp/o" 2> "$tmp/e"
+[ $? != 0 ] && grep -q 'watchdog: no data moved for 50 active cycles.*allreduce on context 0 at rank [0-9]* (switch [0-9]*)' "$tmp/e"
+ok $? "watchdog names the stuck call and its switch ($(head -c 120 "$tmp/e"))"
+MPIFPGA_WATCHDOG_CYCLES=0 "$SIM" -c allreduce --nodes 8 -m 65536:65536 -i 1 > "$tmp/o" 2>&1
+ok $? "MPIFPGA_WATCHDOG_CYCLES=0 turns it off"
+MPIFPGA_WATCHDOG_CYCLES=soon "$SIM" -c allreduce --nodes 8 -m 8:8 -i 1 > "$tmp/o" 2> "$tmp/e"
+[ $? != 0 ] && grep -q "MPIFPGA_WATCHDOG_CYCLES='soon': expected a number" "$tmp/e"
+ok $? "a bad MPIFPGA_WATCHDOG_CYCLES is refused ($(head -c 90 "$tmp/e"))"
+
 for bad in "-c allgather --analytic" "-c bcast --analytic --root 1 --nodes 4" \
-           "-c allreduce --baseline --host-params nosuch" "--traffic uniform --rate 0.1 --baseline"; do
+           "-c allreduce --baseline --host-params nosuch" "--traffic uniform --rate 0.1 --baseline" \
+           "-c alltoallv" "-c ct_config"; do
     # shellcheck disable=SC2086
     "$SIM" $bad > "$tmp/o" 2> "$tmp/e"
     rc=$?

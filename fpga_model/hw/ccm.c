@@ -127,6 +127,7 @@ static int net_sinks_flushed(const mf_coll_t *c)
 void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now)
 {
     mf_engine_t *e = c->eng;
+    s->net->progress_at = s->net->sim.active_cycles;
     signal_host(s->net, c);
     e->cur[c->req.hdr.ctx] = NULL;
     e->running &= ~(1u << c->req.hdr.ctx);

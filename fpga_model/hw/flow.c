@@ -388,6 +388,7 @@ static void move(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_
 {
     uint8_t buf[n];
     int zero;
+    s->net->progress_at = s->net->sim.active_cycles; /* the watchdog's clock (network.c) */
     if (f->kind == MF_FLOW_REDUCE) {
         mf_cgr_reduce(s, c, f, buf, n, &zero);
     } else if (f->kind == MF_FLOW_COPY) { /* one input: what mf_l2_serialise does */

@@ -93,6 +93,18 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
     }
     mf_sim_init(&n->sim);
     mf_pool_init(&n->pool, n->pkt_bytes);
+    n->watchdog = MF_WATCHDOG_DEFAULT;
+    const char *wd = getenv("MPIFPGA_WATCHDOG_CYCLES");
+    if (wd && *wd) {
+        char *end;
+        unsigned long long v = strtoull(wd, &end, 10);
+        if (*end || wd[0] == '-') {
+            snprintf(err, errlen, "MPIFPGA_WATCHDOG_CYCLES='%s': expected a number of cycles "
+                     "(0 = off)", wd);
+            goto fail;
+        }
+        n->watchdog = v;
+    }
     n->nsw = t->nswitches;
     n->nranks = t->nranks;
     n->sw = calloc(n->nsw, sizeof *n->sw);
@@ -229,8 +241,41 @@ int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, siz
     return 0;
 }
 
+/* The first call that has not finished, for the watchdog's message. */
+static void stuck_call(const mf_net_t *n, char *buf, size_t len)
+{
+    for (int r = 0; r < n->nranks; r++)
+        for (int x = 0; x < MF_MAX_CTX; x++) {
+            const mf_coll_t *c = n->eng[r].cur[x];
+            if (!c)
+                continue;
+            snprintf(buf, len, "%s on context %d at rank %d (switch %d), %d of %d flows unfinished",
+                     mf_opcode_name((mf_opcode_t)c->req.hdr.opcode), x, r, mf_rank_switch(n, r),
+                     c->flows_left, c->nfl);
+            return;
+        }
+    snprintf(buf, len, "no call has started (posted calls wait)");
+}
+
+/* A run whose flows poll cycle after cycle without moving a byte is in a
+ * circular wait the stall check (nothing scheduled) cannot see. */
+static int watchdog_fired(mf_net_t *n, char *err, size_t errlen)
+{
+    if (!n->watchdog || !n->pending || n->sim.active_cycles - n->progress_at <= n->watchdog)
+        return 0;
+    char what[160];
+    stuck_call(n, what, sizeof what);
+    snprintf(err, errlen,
+             "watchdog: no data moved for %llu active cycles (cycle %llu): %s; the model is in "
+             "a circular wait -- please report it (MPIFPGA_DEBUG=1 prints every call's state; "
+             "MPIFPGA_WATCHDOG_CYCLES sets the limit, 0 = off)",
+             (unsigned long long)n->watchdog, (unsigned long long)n->sim.now, what);
+    return 1;
+}
+
 int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
 {
+    n->progress_at = n->sim.active_cycles;
     for (;;) {
         uint64_t next = mf_sim_next(&n->sim);
         if (n->failed) {
@@ -247,6 +292,11 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
             snprintf(err, errlen, "out of memory in the cycle engine");
             return -1;
         }
+        if (watchdog_fired(n, err, errlen)) {
+            if (getenv("MPIFPGA_DEBUG"))
+                mf_net_dump(n, stderr);
+            return -1;
+        }
     }
     if (n->pending) {
         snprintf(err, errlen,
@@ -258,6 +308,8 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
     }
     return 0;
 }
+
+void mf_net_set_watchdog(mf_net_t *n, uint64_t cycles) { n->watchdog = cycles; }
 
 void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
 {

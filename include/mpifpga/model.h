@@ -79,6 +79,11 @@ int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, siz
  * posted work completed, 1 when stopped at `until`, -1 on a model error (a
  * stall: work pending but nothing can move) with a message in err. */
 int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen);
+/* A run stops with an error naming the stuck call when its flows step this
+ * many cycles without moving a byte (a circular wait); 0 = never.  Default
+ * MF_WATCHDOG_DEFAULT, or MPIFPGA_WATCHDOG_CYCLES at mf_net_create. */
+#define MF_WATCHDOG_DEFAULT 10000000ull
+void mf_net_set_watchdog(mf_net_t *n, uint64_t cycles);
 /* Collectives posted but not yet completed. */
 size_t mf_net_pending(const mf_net_t *n);
 void mf_net_stats(const mf_net_t *n, mf_net_stats_t *s);

@@ -51,7 +51,7 @@ for np in 2 3; do
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 want = ["allreduce", "reduce", "bcast", "scatter", "gather", "allgather",
-        "reduce_scatter", "barrier"]
+        "reduce_scatter", "alltoall", "barrier"]
 sizes = [4 << i for i in range(11)]          # 4, 8, ..., 4096
 bad = []
 for c in want:
@@ -80,10 +80,10 @@ done
 
 osu_ok "-c all --format json at -n 2" "$tmp/all.json" 2 -c all -m 4:64 -i 5 -x 1 -c --format json
 if [ -s "$tmp/all.json" ]; then
-    py_ok "json parses: 8 sections, ranks 2, every result validated" "$tmp/all.json" <<'EOF'
+    py_ok "json parses: 9 sections, ranks 2, every result validated" "$tmp/all.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert isinstance(d, list) and len(d) == 8, "want an array of 8 sections"
+assert isinstance(d, list) and len(d) == 9, "want an array of 9 sections"
 for s in d:
     assert s["ranks"] == 2, s
     assert s["results"], s["collective"]

@@ -14,7 +14,7 @@ if [ $LIB = 0 ]; then
     skip "one virtual clock" "no library"
     finish
 fi
-COLLS="allreduce reduce bcast scatter gather allgather reduce_scatter"
+COLLS="allreduce reduce bcast scatter gather allgather reduce_scatter alltoall"
 SIZES="8 4096 262144"
 
 # osu_csv LOG N [taskset...]: mpifpga-osu -c all as CSV (collective,bytes,avg_us,...)

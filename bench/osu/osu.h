@@ -19,6 +19,7 @@ enum osu_coll {
     OSU_GATHER,
     OSU_ALLGATHER,
     OSU_REDUCE_SCATTER,
+    OSU_ALLTOALL,
     OSU_BARRIER,
     OSU_NCOLL
 };

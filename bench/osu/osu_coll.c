@@ -57,7 +57,7 @@ static void usage(FILE *f)
         "usage: " PROG " -c COLL [-m MIN:MAX] [-i ITERS] [-x WARMUP] [-f] [-c] [-T TYPE]\n"
         "                   [--format table|csv|json] [-h]\n"
         "  -c COLL, --coll COLL   allreduce reduce bcast scatter gather allgather\n"
-        "                         reduce_scatter barrier, or all (each in turn)\n"
+        "                         reduce_scatter alltoall barrier, or all (each in turn)\n"
         "  -m, --message-size [MIN:]MAX  message sizes in bytes, doubling from MIN\n"
         "                         (rounded up to one element) to MAX; K, M, G suffixes\n"
         "                         (x1024); MIN: alone sets only MIN (default 1:1M)\n"

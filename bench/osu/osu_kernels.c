@@ -26,6 +26,7 @@ const struct osu_collinfo osu_colls[OSU_NCOLL] = {
     [OSU_GATHER] = {"gather", "Gather", 0},
     [OSU_ALLGATHER] = {"allgather", "Allgather", 0},
     [OSU_REDUCE_SCATTER] = {"reduce_scatter", "Reduce_scatter", 1},
+    [OSU_ALLTOALL] = {"alltoall", "All-to-All Personalized Exchange", 0},
     [OSU_BARRIER] = {"barrier", "Barrier", 0},
 };
 
@@ -55,6 +56,12 @@ static long red_val(int r, size_t j, int k)
 static long mov_val(int r, size_t j, int k)
 {
     return (long)(((size_t)r * 13 + j * 7 + (size_t)k * 29 + 3) % 101);
+}
+
+/* Alltoall: element j of the block rank r sends to rank d. */
+static long a2a_val(int r, int d, int p, size_t j, int k)
+{
+    return mov_val(r * p + d, j, k);
 }
 
 /* Store v as element j of a buffer of type t (char wraps modulo 256). */
@@ -99,6 +106,7 @@ int osu_alloc(struct osu_case *c, size_t max_bytes)
         s = (count ? count : 1) * es;
         r = (count / p + 1) * es;
         break;
+    case OSU_ALLTOALL: s = r = p * count * es; break;
     default: break;
     }
     c->sbuf = xalloc(s);
@@ -152,6 +160,7 @@ void osu_set_size(struct osu_case *c, size_t bytes)
         free(counts);
         break;
     }
+    case OSU_ALLTOALL: c->sbytes = c->rbytes = p * count * es; break;
     default: c->count = 0; c->sbytes = c->rbytes = 0; break;
     }
 }
@@ -182,6 +191,11 @@ void osu_fill(struct osu_case *c, int k)
         for (size_t j = 0; j < n; j++)
             put(c->type, c->sbuf, j, mov_val(c->rank, j, k));
         break;
+    case OSU_ALLTOALL:
+        for (int d = 0; d < c->nranks; d++)
+            for (size_t j = 0; j < n; j++)
+                put(c->type, c->sbuf, (size_t)d * n + j, a2a_val(c->rank, d, c->nranks, j, k));
+        break;
     default: break;
     }
 }
@@ -201,6 +215,7 @@ int osu_call(struct osu_case *c)
     case OSU_ALLGATHER: return MPI_Allgather(c->sbuf, c->count, dt, c->rbuf, c->count, dt, w);
     case OSU_REDUCE_SCATTER:
         return MPI_Reduce_scatter(c->sbuf, c->rbuf, c->rcounts, dt, MPI_SUM, w);
+    case OSU_ALLTOALL: return MPI_Alltoall(c->sbuf, c->count, dt, c->rbuf, c->count, dt, w);
     default: return MPI_Barrier(w);
     }
 }
@@ -274,6 +289,11 @@ long osu_validate(struct osu_case *c, int k)
         for (size_t d = 0; d < p; d++)
             for (size_t j = 0; j < n; j++)
                 put(c->type, c->ebuf, d * n + j, mov_val((int)d, j, k));
+        return compare(c->rbuf, c->ebuf, p * n, es);
+    case OSU_ALLTOALL:
+        for (size_t s = 0; s < p; s++)
+            for (size_t j = 0; j < n; j++)
+                put(c->type, c->ebuf, s * n + j, a2a_val((int)s, c->rank, (int)p, j, k));
         return compare(c->rbuf, c->ebuf, p * n, es);
     default: return 0;
     }

@@ -11,14 +11,18 @@
 #include <time.h>
 #include <unistd.h>
 
-/* FNV-1a of the endpoint name: the FIFO's path. */
+/* FNV-1a of the endpoint name: the FIFO's path, in MPIFPGA_BELL_DIR (set by
+ * mpifpga-run to its job directory, so that a killed process's FIFO goes
+ * with it), else TMPDIR, else /tmp.  Every process of a job must agree. */
 static void bell_path(const void *name, size_t n, char *path, size_t len)
 {
     const uint8_t *p = name;
     uint64_t h = 1469598103934665603ULL;
     for (size_t i = 0; i < n; i++)
         h = (h ^ p[i]) * 1099511628211ULL;
-    const char *tmp = getenv("TMPDIR");
+    const char *tmp = getenv("MPIFPGA_BELL_DIR");
+    if (!tmp || !*tmp)
+        tmp = getenv("TMPDIR");
     snprintf(path, len, "%s/mpifpga-bell-%016llx", tmp && *tmp ? tmp : "/tmp",
              (unsigned long long)h);
 }

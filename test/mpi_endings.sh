@@ -11,20 +11,28 @@ if [ $LIB = 0 ]; then
     finish
 fi
 PROG=$(cd "$BIN" && pwd)/endings
-export TMPDIR="$tmp/t"
-mkdir -p "$TMPDIR"
+# each case gets its own TMPDIR: the launcher's job directory must be gone
+newtmp() { TMPDIR="$tmp/t.$1"; export TMPDIR; mkdir -p "$TMPDIR"; }
+newtmp a
 now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc; }
 under() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-shm_list() { ls /dev/shm 2>/dev/null | sort; }
 
-# left CASE: what the job left behind ("" if nothing)
+# The ranks record their pids and the engine's (endings.c): what this job
+# left is told apart from what tests running beside it do.
+export ENDINGS_PIDS="$tmp/pids"
+alive() { [ -r "/proc/$1/stat" ] && [ "$(cut -d')' -f2 "/proc/$1/stat" | cut -d' ' -f2)" != Z ]; }
+# left: what the job left behind ("" if nothing); then forget its pids
 left() {
     sleep 0.2
-    procs=$(pgrep -f "$PROG|mpifpga-switchd --nranks 2 .*$TMPDIR" | tr '\n' ' ')
-    shm=$(shm_list | comm -13 "$tmp/shm0" -)
+    procs= shm=
+    for p in $(ls "$ENDINGS_PIDS" | grep -v '^up\.'); do
+        alive "$p" && procs="$procs $p"
+        for f in /dev/shm/"$p":*; do [ -e "$f" ] && shm="$shm ${f##*/}"; done
+    done
     tmps=$(ls "$TMPDIR")
-    echo "${procs:+processes $procs}${shm:+shm $shm}${tmps:+temp $tmps}"
+    rm -f "$ENDINGS_PIDS"/*
+    echo "${procs:+processes$procs }${shm:+shm$shm }${tmps:+temp $tmps}"
 }
 
 # check CASE RC T0 T1 LOG: nonzero status, < 3 s, a message, nothing left
@@ -39,6 +47,7 @@ check() {
 # (an asynchronous command of a script would ignore it) and a guard that
 # kills it after 30 s so no case can hang the suite; L is its pid.
 start() {
+    newtmp "$1"
     env --default-signal=INT $RUNNER -n 2 "$PROG" loop > "$tmp/$1.log" 2>&1 &
     L=$!
     (sleep 30; kill -KILL $L 2>/dev/null) > /dev/null 2>&1 &
@@ -46,19 +55,22 @@ start() {
 }
 finish_case() { wait $L; rc=$?; t1=$(now); kill $G 2>/dev/null; }
 
-# wait_up: until both ranks run their loop (or 20 s)
+# wait_up: until both ranks are in their loop after an offloaded call (or 20 s)
 wait_up() {
     i=0
-    while [ "$(pgrep -fc "^$PROG loop")" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-    sleep 0.5
+    while [ "$(ls "$ENDINGS_PIDS" | grep -c '^up\.')" -lt 2 ] && [ $i -lt 200 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    sleep 0.2
 }
 
-shm_list > "$tmp/shm0"
+mkdir -p "$ENDINGS_PIDS"
 t0=$(now); timeout 30 $RUNNER -n 2 "$PROG" abort 1 > "$tmp/a.log" 2>&1; rc=$?; t1=$(now)
 check "MPI_Abort on rank 1" $rc "$t0" "$t1" "$tmp/a.log"
 
 start k
-wait_up; t0=$(now); kill -KILL "$(pgrep -f "^$PROG loop" | head -1)"; finish_case
+wait_up; r=$(pgrep -f "^$PROG loop" | head -1)
+t0=$(now); kill -KILL "${r:-0}"; finish_case
 check "a rank killed with SIGKILL" $rc "$t0" "$t1" "$tmp/k.log"
 
 start e

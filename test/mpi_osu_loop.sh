@@ -48,7 +48,11 @@ for np in 4 8; do
 done
 
 # The default clock (thread CPU time between calls) on an application-like loop.
-app() { env MPIFPGA_MODELED_TIME=1 timeout "$TIMEOUT" "$@" $RUNNER -n 4 "$BIN/vclock_app" 40 2>&1 | grep '^total_us'; }
+# A busy host (other tests beside this one) can only add CPU time to the
+# same work (caches, a shared core), never take it away: each setting runs
+# three times and the least total counts.
+app1() { env MPIFPGA_MODELED_TIME=1 timeout "$TIMEOUT" "$@" $RUNNER -n 4 "$BIN/vclock_app" 40 2>&1 | grep '^total_us'; }
+app() { for k in 1 2 3; do app1 "$@"; done | sort -n -k2 | head -1; }
 a2=$(app)
 a1=$(app taskset -c 0)
 t2=$(echo "$a2" | awk '{print $2}'); t1=$(echo "$a1" | awk '{print $2}')

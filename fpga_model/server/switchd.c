@@ -37,7 +37,7 @@ typedef struct {
     int nranks, ppn, ppn_given;
     const char *topo, *params, *provider, *addr_file;
     pid_t watch_pid;
-    int bind, quiet;
+    int bind, quiet, check;
 } opts_t;
 
 typedef struct {
@@ -59,7 +59,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: " PROG " --nranks N [--ppn K] [--topology T] [--params P]\n"
             "                       [--provider PROV] [--addr-file FILE] [--watch-pid PID]\n"
-            "                       [--no-bind] [--quiet]\n"
+            "                       [--no-bind] [--quiet] [--check]\n"
             "  --nranks N        ranks of the job (MPI_COMM_WORLD size), required\n"
             "  --ppn K           ranks per node (default 1): rank r is on node r/K\n"
             "  --topology T      torus, torus:XxYxZ, fattree:R[:O] (default: torus fitted\n"
@@ -69,6 +69,7 @@ static void usage(FILE *out)
             "; FI_PROVIDER wins)\n"
             "  --addr-file FILE  write the engine's address there (else: print it)\n"
             "  --watch-pid PID   exit when process PID is gone (e.g. mpiexec)\n"
+            "  --check           only check the options (build the network), start nothing\n"
             "  --no-bind         do not bind to a spare core\n"
             "  --quiet           print errors only\n");
 }
@@ -121,7 +122,7 @@ static void parse_opts(int argc, char **argv, opts_t *o)
         {"provider", required_argument, 0, 'P'}, {"addr-file", required_argument, 0, 'a'},
         {"watch-pid", required_argument, 0, 'w'}, {"no-bind", no_argument, 0, 'B'},
         {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"check", no_argument, 0, 'c'},          {0, 0, 0, 0}};
     *o = (opts_t){.ppn = 1, .params = "u280", .bind = 1};
     int c;
     opterr = 0;
@@ -139,6 +140,7 @@ static void parse_opts(int argc, char **argv, opts_t *o)
         case 'w': o->watch_pid = (pid_t)parse_long("--watch-pid", optarg, 1, INT_MAX); break;
         case 'B': o->bind = 0; break;
         case 'q': o->quiet = 1; break;
+        case 'c': o->check = 1; break;
         case 'h': usage(stdout); exit(0);
         default:
             die("%s: unknown option or missing argument", argv[optind - 1]);
@@ -349,6 +351,11 @@ int main(int argc, char **argv)
     if (!net) {
         fprintf(stderr, PROG ": %s\n", err);
         return strncmp(err, "--", 2) ? 1 : 2; /* option errors: 2 */
+    }
+    if (o.check) { /* the options build a network: say nothing, start nothing */
+        mf_net_destroy(net);
+        mf_topo_free(&t);
+        return 0;
     }
     if (catch_signals()) {
         fprintf(stderr, PROG ": cannot install signal handlers: %s\n", strerror(errno));

@@ -6,6 +6,7 @@
  * (agreed with an allreduce), so all ranks always take the same path.
  */
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "device/engine_spawn.h"
 #include "intercept/host.h"
 #include "profile/callsite.h"
+#include "transport/fabric.h"
 
 mf_host_t mf_host = {.off_reason = MF_FB_ENGINE};
 
@@ -32,6 +34,51 @@ static void pick_provider(char *prov, size_t len)
     snprintf(prov, len, "%s", local == mf_host.nranks ? "shm" : "tcp;ofi_rxm");
 }
 
+/* 1 while process pid runs (not a zombie); pid 0: unknown, assumed to. */
+static int engine_runs(int pid)
+{
+    char path[64], st[256];
+    if (pid <= 0)
+        return 1;
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return kill(pid, 0) == 0;
+    size_t n = fread(st, 1, sizeof st - 1, f);
+    fclose(f);
+    st[n] = 0;
+    const char *p = strrchr(st, ')');
+    return !(p && p[1] == ' ' && p[2] == 'Z');
+}
+
+/* MPIFPGA_ENGINE=file:PATH (mpifpga-run starts the engine and the job at
+ * once): the address once the engine has written it, polled every 5 ms
+ * up to MPIFPGA_CONNECT_TIMEOUT; "" if it exits first or never does. */
+static void address_from_file(const char *path, int pid, char *addr, size_t len)
+{
+    addr[0] = 0;
+    mf_fab_preload(); /* ~0.2 s (fi_lazy.c), while the engine starts too */
+    for (long waited = 0; waited <= mf_host.cfg.connect_timeout * 1000L; waited += 5) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            int got = fgets(addr, (int)len, f) != NULL;
+            fclose(f);
+            if (got && strchr(addr, '\n')) { /* written whole (then renamed in place) */
+                addr[strcspn(addr, "\n")] = 0;
+                return;
+            }
+        }
+        if (!engine_runs(pid))
+            break;
+        usleep(5000);
+    }
+    addr[0] = 0;
+    if (mf_host.grank == 0)
+        fprintf(stderr, "mpifpga: the switch engine (pid %d) %s; collectives run in MPI\n", pid,
+                engine_runs(pid) ? "did not publish its address in time (MPIFPGA_CONNECT_TIMEOUT)"
+                                 : "exited before publishing its address");
+}
+
 /* Where the engine is: started by rank 0 (auto) or given (mpifpga-run
  * sets MPIFPGA_ENGINE, and MPIFPGA_ENGINE_PID / _HOST so ranks can tell
  * a dead engine from a slow one).  Empty address: none. */
@@ -41,8 +88,11 @@ static void locate_engine(mf_engine_loc_t *loc)
     memset(loc, 0, sizeof *loc);
     if (strcmp(mf_host.cfg.engine, "auto")) {
         const char *pid = getenv("MPIFPGA_ENGINE_PID"), *host = getenv("MPIFPGA_ENGINE_HOST");
-        snprintf(loc->addr, sizeof loc->addr, "%s", mf_host.cfg.engine);
         loc->pid = pid ? atoi(pid) : 0;
+        if (!strncmp(mf_host.cfg.engine, "file:", 5))
+            address_from_file(mf_host.cfg.engine + 5, loc->pid, loc->addr, sizeof loc->addr);
+        else
+            snprintf(loc->addr, sizeof loc->addr, "%s", mf_host.cfg.engine);
         snprintf(loc->host, sizeof loc->host, "%s", host ? host : "");
         return;
     }

@@ -83,4 +83,8 @@ void mf_fab_release(mf_fab_t *f, void *token);
 /* Wait until every send has completed (before closing). */
 int mf_fab_flush(mf_fab_t *f, int timeout_ms, char *err, size_t errlen);
 
+/* Load libfabric now (it is loaded on first use, fi_lazy.c): a rank does
+ * it while the engine it will connect to is still starting.  0 if loaded. */
+int mf_fab_preload(void);
+
 #endif

@@ -44,6 +44,10 @@ typedef struct {
     int pair_lanes;
 } mf_call_t;
 
+/* Nonzero while coll_nb.c runs a nonblocking MPI_I* call through the
+ * blocking builders (coll.c): the report counts it as its own class. */
+extern int mf_offload_nb;
+
 /* 0 if this collective cannot be offloaded at all in this job (not
  * initialized, offload off, excluded by MPIFPGA_COLLS): the caller can
  * skip datatype selection. */

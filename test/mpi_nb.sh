@@ -1,0 +1,31 @@
+#!/bin/sh
+# Nonblocking collectives (test/mpi/nb_coll.c): nine MPI_I* calls per
+# round outstanding at once on two communicators, completed by Waitall,
+# Waitany and Test loops, results against closed forms, at -n 4 and -n 3;
+# the report must count every one offloaded under its own class
+# (iallreduce, ...) and >= 1000 in all.  Then modeled time: Iallreduce +
+# compute + Wait must overlap (less than Allreduce + compute by 30 % of
+# the collective's latency) and never end before the modeled completion.
+# TAP output.
+. "$(dirname "$0")/mpi/common.sh"
+
+it=40
+for np in 4 3; do
+    withenv "MPIFPGA_REPORT=$tmp/r$np.json" run_ok "nb_coll $it rounds at -n $np" \
+        "$tmp/n$np" $np nb_coll $it
+    each=$((np * it))
+    report_ok "-n $np: every nonblocking call offloaded, counted per class" "$tmp/r$np.json" \
+        "iallreduce.offloaded==$each" "ibcast.offloaded==$each" "ireduce.offloaded==$each" \
+        "iallgather.offloaded==$each" "iscatter.offloaded==$each" "igather.offloaded==$each" \
+        "ireduce_scatter.offloaded==$each" "ireduce_scatter_block.offloaded==$each" \
+        "ibarrier.offloaded==$each" "allreduce.calls==0" \
+        "iallreduce.offloaded+ibcast.offloaded+ireduce.offloaded+iallgather.offloaded+iscatter.offloaded+igather.offloaded+ireduce_scatter.offloaded+ireduce_scatter_block.offloaded+ibarrier.offloaded>=1000"
+done
+if [ $LIB = 1 ]; then
+    withenv "MPIFPGA_MODELED_TIME=1" run_ok "overlap in modeled time at -n 4" "$tmp/o" 4 \
+        nb_coll overlap
+    grep '^# ' "$tmp/o"
+else
+    skip "overlap in modeled time" "no library"
+fi
+finish

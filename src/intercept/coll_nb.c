@@ -75,12 +75,12 @@ static int complete_request(double done, MPI_Request *req)
     int rc = MPI_SUCCESS, handled;                                                              \
     mf_vclock_pause();                                                                          \
     double start = mf_vtime_now();                                                              \
-    mf_offload_nb = 1;
+    mf_offload_form = 1;
 
 /* Handled: hold v at the start and hand back a completed request;
  * else run MPICH's nonblocking call (FALLBACK). */
 #define NB_END(FALLBACK)                                                                        \
-    mf_offload_nb = 0;                                                                          \
+    mf_offload_form = 0;                                                                          \
     if (handled && rc == MPI_SUCCESS) {                                                         \
         double done = mf_vtime_now();                                                           \
         mf_vtime_hold(start);                                                                   \

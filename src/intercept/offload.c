@@ -8,11 +8,11 @@
 #include "profile/callsite.h"
 
 /* The report class: the blocking collective or its MPI_I* form. */
-int mf_offload_nb;
+int mf_offload_form;
 
 static int cls(const mf_call_t *c)
 {
-    return mf_offload_nb ? MF_REP_NB(c->id) : (int)c->id;
+    return mf_offload_form * MF_C_COUNT + (int)c->id;
 }
 
 static int fall_back(const mf_call_t *c, mf_fb_reason_t r)

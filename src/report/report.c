@@ -12,15 +12,15 @@
 
 const char *mf_report_class_name(int cls)
 {
-    static char nb[MF_C_COUNT][32];
+    static char names[MF_REP_CLASSES][40];
     if (cls < MF_C_COUNT)
         return mf_coll_id_name((mf_coll_id_t)cls);
-    cls -= MF_C_COUNT;
-    if (cls >= MF_C_COUNT)
+    if (cls >= MF_REP_CLASSES)
         return "?";
-    if (!nb[cls][0])
-        snprintf(nb[cls], sizeof nb[cls], "i%s", mf_coll_id_name((mf_coll_id_t)cls));
-    return nb[cls];
+    if (!names[cls][0])
+        snprintf(names[cls], sizeof names[cls], cls < 2 * MF_C_COUNT ? "i%s" : "%s_init",
+                 mf_coll_id_name((mf_coll_id_t)(cls % MF_C_COUNT)));
+    return names[cls];
 }
 
 static void pack(const mf_coll_stats_t *s, uint64_t *v)

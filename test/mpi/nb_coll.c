@@ -12,7 +12,7 @@
  *   nb_coll persist ITERS  the nine as persistent requests (MPI_*_init),
  *                        started ITERS times (MPI_Startall / MPI_Start),
  *                        completed by MPI_Waitall / MPI_Test, freed
- *   nb_coll overlap      modeled time (MPIFPGA_MODELED_TIME): Iallreduce +
+ *   nb_coll overlap [BYTES]  (default 64 KiB) modeled time (MPIFPGA_MODELED_TIME): Iallreduce +
  *                        independent compute + Wait takes less than
  *                        Allreduce + the same compute (half the collective's
  *                        latency), by at least 30 % of that latency, and never less
@@ -272,9 +272,8 @@ static double timed(int mode, double c, double *buf, int n)
     return t[SAMPLES / 2];
 }
 
-static int overlap(void)
+static int overlap(int n)
 {
-    int n = 8192; /* 64 KiB of doubles */
     double *buf = calloc((size_t)n, sizeof *buf);
     if (!buf)
         return mpi_tap_ok(0, "memory");
@@ -287,7 +286,8 @@ static int overlap(void)
         printf("# modeled: Allreduce alone %.2f us; Allreduce + compute %.2f us; "
                "Iallreduce + compute + Wait %.2f us (compute %.2f us)\n",
                lat * 1e6, blocking * 1e6, nb * 1e6, c * 1e6);
-    mpi_tap_ok(lat > 1e-6, "the 64 KiB Allreduce takes modeled time (%.2f us)", lat * 1e6);
+    mpi_tap_ok(lat > 1e-6, "the %d-byte Allreduce takes modeled time (%.2f us)", n * 8,
+               lat * 1e6);
     mpi_tap_ok(nb < blocking - 0.3 * lat,
                "overlap: Iallreduce + compute + Wait (%.2f us) < Allreduce + compute "
                "(%.2f us) - 30 %% of the latency", nb * 1e6, blocking * 1e6);
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 1 && !strcmp(argv[1], "overlap"))
-        overlap();
+        overlap(argc > 2 && atoi(argv[2]) >= 8 ? atoi(argv[2]) / 8 : 8192); /* 64 KiB */
     else if (argc > 2 && !strcmp(argv[1], "persist"))
         persistent(atoi(argv[2]));
     else

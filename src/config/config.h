@@ -51,6 +51,8 @@ typedef struct {
     char report[512];         /* MPIFPGA_REPORT: JSON report path ("" none) */
     int instances;            /* MPIFPGA_INSTANCES: per-call-site figures in the report */
     int profile;              /* MPIFPGA_PROFILE: passthrough to MPI, call sites measured */
+    int nonblocking;          /* MPIFPGA_NONBLOCKING: offload MPI_I* and persistent starts
+                               * (they run at the start: see doc/architecture.md) */
 } mf_config_t;
 
 /* Defaults, then the environment.  Returns 0, or -1 with the first bad

@@ -63,6 +63,12 @@ const mf_comm_t *mf_comm_get(MPI_Comm comm);
  * 0); leave: the call took rank_us of modeled time. */
 double mf_vtime_enter(uint64_t *entry_ns);
 void mf_vtime_leave(double entry, double rank_us);
+/* Nonblocking calls (coll_nb.c), inside the call: now = v (s); hold(t):
+ * v goes back to t, the call's start (the collective runs on in the model
+ * while the host computes); at_least(t), at completion: v = max(v, t). */
+double mf_vtime_now(void);
+void mf_vtime_hold(double t);
+void mf_vtime_at_least(double t);
 
 /* Turn a device error into an MPI error on comm (its error handler runs). */
 int mf_raise(MPI_Comm comm, const char *text);

@@ -7,9 +7,17 @@
 #include "mpifpga/ct.h"
 #include "profile/callsite.h"
 
+/* The report class: the blocking collective or its MPI_I* form. */
+int mf_offload_form;
+
+static int cls(const mf_call_t *c)
+{
+    return mf_offload_form * MF_C_COUNT + (int)c->id;
+}
+
 static int fall_back(const mf_call_t *c, mf_fb_reason_t r)
 {
-    mf_host.rep.c[c->id].fallback[r]++;
+    mf_host.rep.c[cls(c)].fallback[r]++;
     return 0;
 }
 
@@ -39,6 +47,8 @@ static mf_fb_reason_t shared_reason(const mf_call_t *c, const mf_comm_t *cs)
         return mf_host.off_reason;
     if (!(cfg->colls & (1u << c->id)))
         return MF_FB_DISABLED;
+    if (mf_offload_form && !cfg->nonblocking)
+        return MF_FB_DISABLED; /* MPI_I*: MPICH's own, truly nonblocking (coll_nb.c) */
     if (c->local)
         return c->local;
     if (cs->ctx < 0)
@@ -106,7 +116,7 @@ static void note_modeled(const mf_dev_result_t *r)
 static int run_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
 {
     mf_dev_result_t r;
-    mf_coll_stats_t *st = &mf_host.rep.c[c->id];
+    mf_coll_stats_t *st = &mf_host.rep.c[cls(c)];
     double entry = mf_vtime_enter(&d->entry_ns);
     if (mf_host.dev.ops->coll(&mf_host.dev, d, &r) || r.status == MF_DEV_ERROR) {
         *rc = mf_raise(c->comm, r.text);
@@ -230,9 +240,9 @@ int mf_offload(mf_call_t *c, int *rc)
 {
     if (!mf_host.initialized)
         return 0;
-    mf_coll_stats_t *st = &mf_host.rep.c[c->id];
+    mf_coll_stats_t *st = &mf_host.rep.c[cls(c)];
     mf_site_call_t *site = mf_site_current();
-    mf_report_call(&mf_host.rep, c->id, c->block);
+    mf_report_call(&mf_host.rep, cls(c), c->block);
     if (site)
         site->bytes = c->block;
     const mf_comm_t *cs = mf_host.active ? mf_comm_get(c->comm) : NULL;

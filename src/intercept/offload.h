@@ -45,6 +45,11 @@ typedef struct {
     int pair_lanes;
 } mf_call_t;
 
+/* Which form of a collective the builders (coll.c) are running, for the
+ * report's class: 0 blocking, 1 nonblocking MPI_I* (coll_nb.c), 2 a start
+ * of a persistent MPI_*_init request (coll_persist.c). */
+extern int mf_offload_form;
+
 /* 0 if this collective cannot be offloaded at all in this job (not
  * initialized, offload off, excluded by MPIFPGA_COLLS): the caller can
  * skip datatype selection. */

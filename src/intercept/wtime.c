@@ -137,6 +137,30 @@ void mf_vtime_leave(double entry, double rank_us)
         mark = host_clock();
 }
 
+double mf_vtime_now(void)
+{
+    return mode() ? vnow() : 0;
+}
+
+void mf_vtime_hold(double t)
+{
+    if (!mode())
+        return;
+    v = t;
+    modeled_in_call = 1;
+    if (!paused)
+        mark = host_clock();
+}
+
+void mf_vtime_at_least(double t)
+{
+    if (!mode())
+        return;
+    double now = vnow();
+    if (t > now)
+        v = t;
+}
+
 /* The boundaries of every intercepted MPI_ call (profile/callsite.h's
  * mf_site_begin / mf_site_end): the plugin's own work in a call is never
  * charged as computation; a call that did not run in the model (fallback,

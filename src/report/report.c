@@ -10,6 +10,19 @@
 
 #define NCNT (3 + MF_FB_COUNT + 3) /* calls, offloaded, empty, fallback[], bytes x2, shm */
 
+const char *mf_report_class_name(int cls)
+{
+    static char names[MF_REP_CLASSES][40];
+    if (cls < MF_C_COUNT)
+        return mf_coll_id_name((mf_coll_id_t)cls);
+    if (cls >= MF_REP_CLASSES)
+        return "?";
+    if (!names[cls][0])
+        snprintf(names[cls], sizeof names[cls], cls < 2 * MF_C_COUNT ? "i%s" : "%s_init",
+                 mf_coll_id_name((mf_coll_id_t)(cls % MF_C_COUNT)));
+    return names[cls];
+}
+
 static void pack(const mf_coll_stats_t *s, uint64_t *v)
 {
     v[0] = s->calls, v[1] = s->offloaded, v[2] = s->empty;
@@ -75,8 +88,8 @@ static void write_json(const mf_report_t *r, const char *engine, int nranks, con
     json_object_object_add(comms, "with_ct", json_object_new_int64((int64_t)r->comms_ct));
     json_object_object_add(comms, "ct_full", json_object_new_int64((int64_t)r->comms_ct_full));
     json_object_object_add(root, "communicators", comms);
-    for (int c = 0; c < MF_C_COUNT; c++)
-        json_object_object_add(colls, mf_coll_id_name((mf_coll_id_t)c), coll_json(&r->c[c]));
+    for (int c = 0; c < MF_REP_CLASSES; c++)
+        json_object_object_add(colls, mf_report_class_name(c), coll_json(&r->c[c]));
     json_object_object_add(root, "collectives", colls);
     if (instances)
         json_object_object_add(root, "instances", json_object_get(instances));
@@ -93,7 +106,7 @@ static void print_summary(const mf_report_t *r, const char *engine, int nranks)
                     "%d times); modeled us is the slowest rank's\n", nranks, nranks);
     fprintf(stderr, "mpifpga: %-21s %9s %9s %9s %12s  %s\n", "collective", "calls", "offloaded",
             "fallback", "modeled us", "fallback reasons");
-    for (int c = 0; c < MF_C_COUNT; c++) {
+    for (int c = 0; c < MF_REP_CLASSES; c++) {
         const mf_coll_stats_t *s = &r->c[c];
         if (!s->calls)
             continue;
@@ -108,7 +121,7 @@ static void print_summary(const mf_report_t *r, const char *engine, int nranks)
                      mf_fb_name((mf_fb_reason_t)k), (unsigned long long)s->fallback[k]);
         }
         fprintf(stderr, "mpifpga: %-21s %9llu %9llu %9llu %12.3f  %s\n",
-                mf_coll_id_name((mf_coll_id_t)c), (unsigned long long)s->calls,
+                mf_report_class_name(c), (unsigned long long)s->calls,
                 (unsigned long long)s->offloaded, (unsigned long long)fb, s->modeled_us, why);
     }
 }
@@ -147,18 +160,18 @@ void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank,
 {
     double app[2] = {0, 0}, mine_app[2] = {app_s, app_s};
     json_object *instances = mf_sites_on ? mf_site_report(rank, nranks) : NULL;
-    uint64_t mine[MF_C_COUNT * NCNT + 3], sum[MF_C_COUNT * NCNT + 3];
-    double us[MF_C_COUNT], us_max[MF_C_COUNT];
-    for (int c = 0; c < MF_C_COUNT; c++) {
+    uint64_t mine[MF_REP_CLASSES * NCNT + 3], sum[MF_REP_CLASSES * NCNT + 3];
+    double us[MF_REP_CLASSES], us_max[MF_REP_CLASSES];
+    for (int c = 0; c < MF_REP_CLASSES; c++) {
         pack(&r->c[c], mine + c * NCNT);
         us[c] = r->c[c].modeled_us;
     }
-    mine[MF_C_COUNT * NCNT] = r->comms;
-    mine[MF_C_COUNT * NCNT + 1] = r->comms_ct;
-    mine[MF_C_COUNT * NCNT + 2] = r->comms_ct_full;
-    int n = MF_C_COUNT * NCNT + 3;
+    mine[MF_REP_CLASSES * NCNT] = r->comms;
+    mine[MF_REP_CLASSES * NCNT + 1] = r->comms_ct;
+    mine[MF_REP_CLASSES * NCNT + 2] = r->comms_ct_full;
+    int n = MF_REP_CLASSES * NCNT + 3;
     if (PMPI_Reduce(mine, sum, n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        PMPI_Reduce(us, us_max, MF_C_COUNT, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) !=
+        PMPI_Reduce(us, us_max, MF_REP_CLASSES, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) !=
             MPI_SUCCESS ||
         PMPI_Reduce(&mine_app[0], &app[0], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) !=
             MPI_SUCCESS ||
@@ -169,13 +182,13 @@ void mf_report_finalize(const mf_report_t *r, const char *engine_desc, int rank,
         goto out;
     mf_report_t tot;
     memset(&tot, 0, sizeof tot);
-    for (int c = 0; c < MF_C_COUNT; c++) {
+    for (int c = 0; c < MF_REP_CLASSES; c++) {
         unpack(sum + c * NCNT, &tot.c[c]);
         tot.c[c].modeled_us = us_max[c];
     }
-    tot.comms = sum[MF_C_COUNT * NCNT];
-    tot.comms_ct = sum[MF_C_COUNT * NCNT + 1];
-    tot.comms_ct_full = sum[MF_C_COUNT * NCNT + 2];
+    tot.comms = sum[MF_REP_CLASSES * NCNT];
+    tot.comms_ct = sum[MF_REP_CLASSES * NCNT + 1];
+    tot.comms_ct_full = sum[MF_REP_CLASSES * NCNT + 2];
     if (cfg->report[0])
         write_json(&tot, engine_desc, nranks, cfg->report, cfg, app, instances);
     if (cfg->verbose)

@@ -21,13 +21,24 @@ typedef struct {
     double modeled_us;
 } mf_coll_stats_t;
 
+/* Classes: the blocking collectives (index mf_coll_id_t), then their
+ * nonblocking MPI_I* forms (MF_C_COUNT + id, intercept/coll_nb.c), then
+ * their persistent MPI_*_init + MPI_Start forms (coll_persist.c). */
+#define MF_REP_CLASSES (3 * MF_C_COUNT)
+#define MF_REP_NB(id) (MF_C_COUNT + (int)(id))
+#define MF_REP_PERSIST(id) (2 * MF_C_COUNT + (int)(id))
+
 typedef struct {
-    mf_coll_stats_t c[MF_C_COUNT];
+    mf_coll_stats_t c[MF_REP_CLASSES];
     /* communicator memberships of this rank: all, with a CT row, refused for a full CT */
     uint64_t comms, comms_ct, comms_ct_full;
 } mf_report_t;
 
-static inline void mf_report_call(mf_report_t *r, mf_coll_id_t c, uint64_t bytes)
+/* "allreduce"; "iallreduce" for MF_REP_NB(MF_C_ALLREDUCE); "allreduce_init"
+ * for MF_REP_PERSIST(MF_C_ALLREDUCE). */
+const char *mf_report_class_name(int cls);
+
+static inline void mf_report_call(mf_report_t *r, int c, uint64_t bytes)
 {
     r->c[c].calls++;
     r->c[c].bytes += bytes;

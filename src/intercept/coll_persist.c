@@ -1,0 +1,312 @@
+/*
+ * Persistent collectives (MPI 4.0: MPI_Bcast_init ... MPI_Barrier_init,
+ * MPI_Start / MPI_Startall, MPI_Request_free) offloaded.
+ *
+ * MPI_X_init, when the collective may be offloaded in this job, records
+ * the call's arguments and hands the program a stand-in handle: a
+ * persistent MPI_Barrier_init request on MPI_COMM_SELF, which MPICH
+ * starts, completes and frees like any persistent request (MPICH 4.0
+ * neither completes a never-started persistent collective request in
+ * MPI_Wait/MPI_Test -- they hang -- nor lets a generalized request be
+ * restarted, so neither can stand in).  MPI_Start of a recorded request
+ * runs the call through the same builder and decision as the blocking
+ * twin (coll.c, offload.c: identical on every member), falls back to
+ * MPICH's blocking PMPI_X when the decision says so, then starts the
+ * stand-in: MPI_Wait / MPI_Test / MPI_Waitall ... of unmodified programs
+ * complete it at once, and the handle stays valid for the next start.
+ * Otherwise MPI_X_init is MPICH's.  Modeled time: the start advances v by
+ * the call's modeled time (as a blocking call); no overlap with host work
+ * yet.  The decision is made per start from the recorded arguments
+ * (deterministic, the same every time).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "intercept/coll.h"
+#include "intercept/host.h"
+#include "intercept/offload.h"
+#include "profile/callsite.h"
+
+typedef struct pcoll {
+    MPI_Request req;
+    mf_coll_id_t id;
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount, root;
+    MPI_Datatype stype, rtype;
+    MPI_Op op;
+    MPI_Comm comm;
+    int *counts; /* reduce_scatter: copied at init */
+    struct pcoll *next;
+} pcoll_t;
+
+static pcoll_t *pcolls; /* the recorded requests (a program holds few) */
+
+static pcoll_t **find(MPI_Request req)
+{
+    pcoll_t **p = &pcolls;
+    while (*p && (*p)->req != req)
+        p = &(*p)->next;
+    return p;
+}
+
+/* Record the call under a stand-in request: 1 done (*rc), 0 the caller
+ * runs PMPI_X_init (offload not wanted, or no memory: not an error). */
+static int record(const pcoll_t *args, MPI_Request *req, int *rc)
+{
+    /* off by default: a start that runs the call could hang a legal program */
+    if (!mf_host.cfg.nonblocking || !mf_offload_wanted(args->id) || !req)
+        return 0;
+    pcoll_t *p = malloc(sizeof *p);
+    if (!p)
+        return 0;
+    *p = *args;
+    p->counts = NULL;
+    if (args->counts) {
+        int n = 0;
+        PMPI_Comm_size(args->comm, &n);
+        if (n <= 0 || !(p->counts = malloc((size_t)n * sizeof *p->counts))) {
+            free(p);
+            return 0;
+        }
+        memcpy(p->counts, args->counts, (size_t)n * sizeof *p->counts);
+    }
+    *rc = PMPI_Barrier_init(MPI_COMM_SELF, MPI_INFO_NULL, req);
+    if (*rc != MPI_SUCCESS) {
+        free(p->counts);
+        free(p);
+        return 1;
+    }
+    p->req = *req;
+    p->next = pcolls;
+    pcolls = p;
+    return 1;
+}
+
+/* A start that falls back: MPICH's blocking call (every member falls back
+ * together, offload.c). */
+static int mpich(const pcoll_t *p)
+{
+    switch (p->id) {
+    case MF_C_ALLREDUCE:
+        return PMPI_Allreduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+    case MF_C_REDUCE:
+        return PMPI_Reduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->root, p->comm);
+    case MF_C_BCAST:
+        return PMPI_Bcast(p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+    case MF_C_SCATTER:
+        return PMPI_Scatter(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
+                            p->root, p->comm);
+    case MF_C_GATHER:
+        return PMPI_Gather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
+                           p->root, p->comm);
+    case MF_C_ALLGATHER:
+        return PMPI_Allgather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
+                              p->comm);
+    case MF_C_REDUCE_SCATTER:
+        return PMPI_Reduce_scatter(p->sbuf, p->rbuf, p->counts, p->rtype, p->op, p->comm);
+    case MF_C_REDUCE_SCATTER_BLOCK:
+        return PMPI_Reduce_scatter_block(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op,
+                                         p->comm);
+    default:
+        return PMPI_Barrier(p->comm);
+    }
+}
+
+/* One start through the builders: 1 handled (*rc), 0 fall back. */
+static int run(const pcoll_t *p, int *rc)
+{
+    switch (p->id) {
+    case MF_C_ALLREDUCE:
+        return p->rcount >= 0 && mf_allreduce(p->sbuf, p->rbuf, (uint64_t)p->rcount, p->rtype,
+                                              p->op, p->comm, rc);
+    case MF_C_REDUCE:
+        return p->rcount >= 0 && mf_reduce(p->sbuf, p->rbuf, (uint64_t)p->rcount, p->rtype,
+                                           p->op, p->root, p->comm, rc);
+    case MF_C_BCAST:
+        return p->rcount >= 0 && mf_bcast(p->rbuf, (uint64_t)p->rcount, p->rtype, p->root,
+                                          p->comm, rc);
+    case MF_C_SCATTER:
+        return mf_scatter(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->root,
+                          p->comm, rc);
+    case MF_C_GATHER:
+        return mf_gather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->root,
+                         p->comm, rc);
+    case MF_C_ALLGATHER:
+        return mf_allgather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
+                            p->comm, rc);
+    case MF_C_REDUCE_SCATTER:
+        return mf_reduce_scatter(p->sbuf, p->rbuf, p->counts, NULL, p->rtype, p->op, p->comm,
+                                 rc);
+    case MF_C_REDUCE_SCATTER_BLOCK:
+        return p->rcount >= 0 && mf_reduce_scatter_block(p->sbuf, p->rbuf, (uint64_t)p->rcount,
+                                                         p->rtype, p->op, p->comm, rc);
+    case MF_C_BARRIER:
+        return mf_barrier(p->comm, rc);
+    default:
+        return 0;
+    }
+}
+
+static int start_one(MPI_Request *req)
+{
+    pcoll_t *p = *find(*req);
+    int rc = MPI_SUCCESS, handled;
+    if (!p || !mf_host.initialized)
+        return PMPI_Start(req);
+    mf_vclock_pause();
+    mf_offload_form = 2;
+    handled = run(p, &rc);
+    mf_offload_form = 0;
+    mf_vclock_resume();
+    if (!handled)
+        rc = mpich(p);
+    return rc == MPI_SUCCESS ? PMPI_Start(req) : rc;
+}
+
+MF_PUBLIC int MPI_Start(MPI_Request *request)
+{
+    return start_one(request);
+}
+
+/* In array order, as MPI_Startall starts them; stops at the first error. */
+MF_PUBLIC int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    if (count < 0 || (count > 0 && !array_of_requests))
+        return PMPI_Startall(count, array_of_requests); /* MPICH reports it */
+    for (int i = 0; i < count; i++) {
+        int rc = start_one(&array_of_requests[i]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+MF_PUBLIC int MPI_Request_free(MPI_Request *request)
+{
+    if (request) {
+        pcoll_t **pp = find(*request), *p = *pp;
+        if (p) {
+            *pp = p->next;
+            free(p->counts);
+            free(p);
+        }
+    }
+    return PMPI_Request_free(request);
+}
+
+/* ---- the MPI_X_init interface --------------------------------------------- */
+
+MF_PUBLIC int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
+                 .rtype = datatype, .op = op, .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info,
+                                      request);
+}
+
+MF_PUBLIC int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                              MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
+                 .rtype = datatype, .op = op, .root = root, .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info,
+                                   request);
+}
+
+MF_PUBLIC int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                             MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_BCAST, .rbuf = buffer, .rcount = count, .rtype = datatype,
+                 .root = root, .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+}
+
+MF_PUBLIC int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_SCATTER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                 .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,
+                 .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    root, comm, info, request);
+}
+
+MF_PUBLIC int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_GATHER, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                 .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,
+                 .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                   root, comm, info, request);
+}
+
+MF_PUBLIC int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_ALLGATHER, .sbuf = sendbuf, .scount = sendcount,
+                 .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
+                 .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                      recvtype, comm, info, request);
+}
+
+MF_PUBLIC int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
+                 .rtype = datatype, .op = op, .comm = comm, .counts = (int *)recvcounts};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                           info, request);
+}
+
+MF_PUBLIC int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                            MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf, .rbuf = recvbuf,
+                 .rcount = recvcount, .rtype = datatype, .op = op, .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op,
+                                                 comm, info, request);
+}
+
+MF_PUBLIC int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_BARRIER, .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Barrier_init(comm, info, request);
+}

@@ -1,0 +1,314 @@
+/*
+ * nb_coll: nonblocking collectives (MPI_Ibcast ... MPI_Ibarrier) as an
+ * unmodified program uses them.  TAP from rank 0, verdicts combined over
+ * ranks (mpi_tap.h).
+ *
+ *   nb_coll ITERS        results: ITERS rounds, each starting nine
+ *                        nonblocking collectives on two communicators
+ *                        (MPI_COMM_WORLD and a reversed-order split) at
+ *                        once, completed in turn by MPI_Waitall, MPI_Waitany
+ *                        and an MPI_Test loop; every result compared with
+ *                        its closed form
+ *   nb_coll persist ITERS  the nine as persistent requests (MPI_*_init),
+ *                        started ITERS times (MPI_Startall / MPI_Start),
+ *                        completed by MPI_Waitall / MPI_Test, freed
+ *   nb_coll overlap [BYTES]  (default 64 KiB) modeled time (MPIFPGA_MODELED_TIME): Iallreduce +
+ *                        independent compute + Wait takes less than
+ *                        Allreduce + the same compute (half the collective's
+ *                        latency), by at least 30 % of that latency, and never less
+ *                        than that latency (the Wait does not return before
+ *                        the modeled completion)
+ * Exit 0 iff every check held.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mpi_tap.h"
+
+#define NREQ 9
+#define N 64 /* elements per block */
+
+static int rank, size;
+
+typedef struct {
+    double ar[N], ar_in[N];
+    int bc[N];
+    long red[N], red_in[N];
+    int ag[N * 8], ag_in[N];
+    int sc[N], sc_in[N * 8];
+    int ga[N * 8], ga_in[N];
+    int rs[N], rs_in[N * 8], rsb[N], rsb_in[N * 8];
+    int counts[8];
+} bufs_t;
+
+/* The inputs of round `it` (root: of the rooted calls). */
+static void fill(bufs_t *b, int it, int root, MPI_Comm comm2)
+{
+    int r2 = 0;
+    PMPI_Comm_rank(comm2, &r2);
+    for (int i = 0; i < N; i++) {
+        b->ar_in[i] = rank + i + it;
+        b->bc[i] = r2 == root ? it * 1000 + i : -1;
+        b->red_in[i] = (long)rank * i + it;
+        b->ag_in[i] = r2 * 100 + i + it;
+        b->ga_in[i] = rank * 100 + i + it;
+    }
+    for (int i = 0; i < N * size; i++) {
+        b->sc_in[i] = i + it;
+        b->rs_in[i] = rank + i;
+        b->rsb_in[i] = rank * 2 + i;
+    }
+    for (int i = 0; i < size; i++)
+        b->counts[i] = N;
+}
+
+/* Start the nine calls of round `it`; comm2 is the reversed split. */
+static int start(bufs_t *b, int it, MPI_Comm comm2, MPI_Request *r)
+{
+    int root = it % size, rc = 0;
+    fill(b, it, root, comm2);
+    rc |= MPI_Iallreduce(b->ar_in, b->ar, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+    rc |= MPI_Ibcast(b->bc, N, MPI_INT, root, comm2, &r[1]);
+    rc |= MPI_Ireduce(b->red_in, b->red, N, MPI_LONG, MPI_MAX, root, MPI_COMM_WORLD, &r[2]);
+    rc |= MPI_Iallgather(b->ag_in, N, MPI_INT, b->ag, N, MPI_INT, comm2, &r[3]);
+    rc |= MPI_Iscatter(b->sc_in, N, MPI_INT, b->sc, N, MPI_INT, root, MPI_COMM_WORLD, &r[4]);
+    rc |= MPI_Igather(b->ga_in, N, MPI_INT, b->ga, N, MPI_INT, root, MPI_COMM_WORLD, &r[5]);
+    rc |= MPI_Ireduce_scatter(b->rs_in, b->rs, b->counts, MPI_INT, MPI_SUM, comm2, &r[6]);
+    rc |= MPI_Ireduce_scatter_block(b->rsb_in, b->rsb, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                    &r[7]);
+    rc |= MPI_Ibarrier(comm2, &r[8]);
+    return rc;
+}
+
+/* Complete the round's requests: Waitall, Waitany, or a Test loop. */
+static int complete(int it, MPI_Request *r)
+{
+    int rc = 0;
+    MPI_Status st[NREQ];
+    if (it % 3 == 0)
+        return MPI_Waitall(NREQ, r, st);
+    if (it % 3 == 1) {
+        for (int k = 0; k < NREQ; k++) {
+            int idx;
+            rc |= MPI_Waitany(NREQ, r, &idx, MPI_STATUS_IGNORE);
+        }
+        return rc;
+    }
+    for (int k = 0; k < NREQ; k++) {
+        int flag = 0;
+        while (!flag && !rc)
+            rc = MPI_Test(&r[k], &flag, MPI_STATUS_IGNORE);
+    }
+    return rc;
+}
+
+/* Closed forms of the round's results; returns the number of bad values. */
+static int check(const bufs_t *b, int it, int root, MPI_Comm comm2)
+{
+    int bad = 0, r2 = 0, p = size;
+    PMPI_Comm_rank(comm2, &r2);
+    for (int i = 0; i < N; i++) {
+        bad += b->ar[i] != (double)(p * (p - 1) / 2 + p * (i + it));
+        bad += b->bc[i] != it * 1000 + i;
+        if (rank == root)
+            bad += b->red[i] != (long)(p - 1) * i + it;
+        bad += b->sc[i] != rank * N + i + it;
+        bad += b->rs[i] != p * (p - 1) / 2 + p * (r2 * N + i);
+        bad += b->rsb[i] != p * (p - 1) + p * (rank * N + i);
+    }
+    for (int q = 0; q < p; q++)
+        for (int i = 0; i < N; i++) {
+            bad += b->ag[q * N + i] != q * 100 + i + it;
+            if (rank == root)
+                bad += b->ga[q * N + i] != q * 100 + i + it;
+        }
+    return bad;
+}
+
+static int results(int iters)
+{
+    MPI_Comm comm2;
+    bufs_t *b = calloc(1, sizeof *b);
+    MPI_Request r[NREQ];
+    int bad = 0, rc = 0;
+    if (!b || size > 8)
+        return mpi_tap_ok(0, "set-up (at most 8 ranks, memory)");
+    PMPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &comm2);
+    MPI_Barrier(comm2); /* the communicator's CT row is set up by its first collective */
+    for (int it = 0; it < iters; it++) {
+        rc |= start(b, it, comm2, r);
+        rc |= complete(it, r);
+        bad += check(b, it, it % size, comm2);
+        for (int k = 0; k < NREQ; k++)
+            bad += r[k] != MPI_REQUEST_NULL;
+    }
+    mpi_tap_ok(rc == MPI_SUCCESS, "every nonblocking call and completion returned MPI_SUCCESS");
+    mpi_tap_ok(bad == 0, "%d rounds of 9 nonblocking collectives on 2 communicators: results "
+               "match their closed forms, requests freed (%d bad)", iters, bad);
+    PMPI_Comm_free(&comm2);
+    free(b);
+    return 0;
+}
+
+/* The nine calls as persistent requests (root 1 % size), started ITERS
+ * times with new inputs each round: MPI_Startall then MPI_Waitall, or
+ * MPI_Start one by one then MPI_Test loops. */
+static int init_all(bufs_t *b, int root, MPI_Comm comm2, MPI_Request *r)
+{
+    MPI_Info in = MPI_INFO_NULL;
+    int rc = 0;
+    for (int i = 0; i < size; i++)
+        b->counts[i] = N;
+    rc |= MPI_Allreduce_init(b->ar_in, b->ar, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, in, &r[0]);
+    rc |= MPI_Bcast_init(b->bc, N, MPI_INT, root, comm2, in, &r[1]);
+    rc |= MPI_Reduce_init(b->red_in, b->red, N, MPI_LONG, MPI_MAX, root, MPI_COMM_WORLD, in,
+                          &r[2]);
+    rc |= MPI_Allgather_init(b->ag_in, N, MPI_INT, b->ag, N, MPI_INT, comm2, in, &r[3]);
+    rc |= MPI_Scatter_init(b->sc_in, N, MPI_INT, b->sc, N, MPI_INT, root, MPI_COMM_WORLD, in,
+                           &r[4]);
+    rc |= MPI_Gather_init(b->ga_in, N, MPI_INT, b->ga, N, MPI_INT, root, MPI_COMM_WORLD, in,
+                          &r[5]);
+    rc |= MPI_Reduce_scatter_init(b->rs_in, b->rs, b->counts, MPI_INT, MPI_SUM, comm2, in,
+                                  &r[6]);
+    rc |= MPI_Reduce_scatter_block_init(b->rsb_in, b->rsb, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                        in, &r[7]);
+    rc |= MPI_Barrier_init(comm2, in, &r[8]);
+    return rc;
+}
+
+static int persistent(int iters)
+{
+    MPI_Comm comm2;
+    bufs_t *b = calloc(1, sizeof *b);
+    MPI_Request r[NREQ];
+    MPI_Status st[NREQ];
+    int bad = 0, rc = 0, root = 1 % size, live = 0;
+    if (!b || size > 8)
+        return mpi_tap_ok(0, "set-up (at most 8 ranks, memory)");
+    PMPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &comm2);
+    MPI_Barrier(comm2);
+    rc |= init_all(b, root, comm2, r);
+    for (int it = 0; it < iters; it++) {
+        fill(b, it, root, comm2);
+        if (it % 2 == 0) {
+            rc |= MPI_Startall(NREQ, r);
+            rc |= MPI_Waitall(NREQ, r, st);
+        } else {
+            for (int k = 0; k < NREQ; k++)
+                rc |= MPI_Start(&r[k]);
+            for (int k = 0; k < NREQ; k++) {
+                int flag = 0;
+                while (!flag && !rc)
+                    rc = MPI_Test(&r[k], &flag, MPI_STATUS_IGNORE);
+            }
+        }
+        bad += check(b, it, root, comm2);
+    }
+    for (int k = 0; k < NREQ; k++) {
+        live += r[k] != MPI_REQUEST_NULL;
+        rc |= MPI_Request_free(&r[k]);
+        bad += r[k] != MPI_REQUEST_NULL;
+    }
+    mpi_tap_ok(rc == MPI_SUCCESS, "every persistent init, start, completion and free returned "
+               "MPI_SUCCESS");
+    mpi_tap_ok(live == NREQ, "persistent requests stay valid over %d starts", iters);
+    mpi_tap_ok(bad == 0, "%d starts of 9 persistent collectives on 2 communicators: results "
+               "match their closed forms (%d bad)", iters, bad);
+    PMPI_Comm_free(&comm2);
+    free(b);
+    return 0;
+}
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Independent host work: `s` seconds of this thread's CPU time. */
+static volatile double sink;
+static void compute(double s)
+{
+    if (s <= 0)
+        return; /* the latency alone: no clock reads charged */
+    double end = cpu_now() + s, x = 1;
+    while (cpu_now() < end)
+        for (int i = 0; i < 200; i++)
+            x = x * 1.0000001 + 1e-9;
+    sink = x;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median modeled time (s) of 15 samples: collective (+ compute c s). */
+#define SAMPLES 15
+static double timed(int mode, double c, double *buf, int n)
+{
+    double t[SAMPLES];
+    for (int s = 0; s < SAMPLES; s++) {
+        MPI_Request r;
+        PMPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD); /* offloaded: ranks leave together in modeled time */
+        double t0 = MPI_Wtime();
+        if (mode == 0) {
+            MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            compute(c);
+        } else {
+            MPI_Iallreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+            compute(c);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        t[s] = MPI_Wtime() - t0;
+    }
+    qsort(t, SAMPLES, sizeof t[0], cmp_double);
+    return t[SAMPLES / 2];
+}
+
+static int overlap(int n)
+{
+    double *buf = calloc((size_t)n, sizeof *buf);
+    if (!buf)
+        return mpi_tap_ok(0, "memory");
+    double lat = timed(0, 0, buf, n);
+    /* half as much compute as the collective takes: with overlap the
+     * Wait ends at the modeled completion, not after the compute */
+    double c = lat / 2;
+    double blocking = timed(0, c, buf, n), nb = timed(1, c, buf, n);
+    if (rank == 0)
+        printf("# modeled: Allreduce alone %.2f us; Allreduce + compute %.2f us; "
+               "Iallreduce + compute + Wait %.2f us (compute %.2f us)\n",
+               lat * 1e6, blocking * 1e6, nb * 1e6, c * 1e6);
+    mpi_tap_ok(lat > 1e-6, "the %d-byte Allreduce takes modeled time (%.2f us)", n * 8,
+               lat * 1e6);
+    mpi_tap_ok(nb < blocking - 0.3 * lat,
+               "overlap: Iallreduce + compute + Wait (%.2f us) < Allreduce + compute "
+               "(%.2f us) - 30 %% of the latency", nb * 1e6, blocking * 1e6);
+    mpi_tap_ok(nb >= 0.95 * lat, "the Wait does not return before the modeled completion "
+               "(%.2f us >= %.2f us)", nb * 1e6, lat * 1e6);
+    free(buf);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && !strcmp(argv[1], "overlap"))
+        overlap(argc > 2 && atoi(argv[2]) >= 8 ? atoi(argv[2]) / 8 : 8192); /* 64 KiB */
+    else if (argc > 2 && !strcmp(argv[1], "persist"))
+        persistent(atoi(argv[2]));
+    else
+        results(argc > 1 ? atoi(argv[1]) : 20);
+    int rc = mpi_tap_finish();
+    MPI_Finalize();
+    return rc;
+}

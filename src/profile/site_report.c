@@ -1,4 +1,5 @@
 /* Merging and naming the collective instances for the report (site_report.h). */
+#define _GNU_SOURCE /* asprintf, getline */
 #include "profile/site_report.h"
 
 #include <json-c/json.h>
@@ -48,24 +49,49 @@ out:
     return rc;
 }
 
-/* ---- naming sites: addr2line -f -C -e MODULE ADDR... ---------------------- */
+/* ---- naming sites: addr2line -a -i -f -C -e MODULE ADDR... ---------------- */
 
 static void chomp(char *s) { s[strcspn(s, "\n")] = '\0'; }
+
+/* Read addr2line's answers: per address an "0x..." line (-a), then a
+ * function line and a file:line line per inlined frame (-i), innermost
+ * first.  Lines of any length (getline). */
+static void read_answers(FILE *in, mf_site_merged_t *m, const int *idx, int n)
+{
+    char *func = NULL, *fileline = NULL;
+    size_t fcap = 0, lcap = 0;
+    int i = -1, depth = 0;
+    while (getline(&func, &fcap, in) > 0) {
+        chomp(func);
+        if (!strncmp(func, "0x", 2)) { /* the next address (no C name starts so) */
+            i++, depth = 0;
+            continue;
+        }
+        if (getline(&fileline, &lcap, in) <= 0)
+            break;
+        chomp(fileline);
+        if (i >= 0 && i < n)
+            mf_site_take_answer(&m[idx[i]], depth++, func, fileline);
+    }
+    free(func);
+    free(fileline);
+}
 
 /* Name the sites of m[] that lie in `module` (indices idx[0..n)). */
 static void addr2line(mf_site_merged_t *m, const int *idx, int n, const char *module)
 {
-    char **argv = calloc((size_t)n + 6, sizeof *argv), (*addrs)[24] = calloc((size_t)n, 24);
+    enum { NOPT = 7 };
+    char **argv = calloc((size_t)n + NOPT + 1, sizeof *argv), (*addrs)[24] = calloc((size_t)n, 24);
     int fd[2] = {-1, -1};
     pid_t pid;
     FILE *in = NULL;
     if (!argv || !addrs || pipe(fd))
         goto out;
-    argv[0] = "addr2line", argv[1] = "-f", argv[2] = "-C", argv[3] = "-e";
-    argv[4] = (char *)module;
+    argv[0] = "addr2line", argv[1] = "-a", argv[2] = "-i", argv[3] = "-f", argv[4] = "-C";
+    argv[5] = "-e", argv[6] = (char *)module;
     for (int i = 0; i < n; i++) {
         snprintf(addrs[i], sizeof addrs[i], "0x%llx", (unsigned long long)m[idx[i]].sum.offset);
-        argv[5 + i] = addrs[i];
+        argv[NOPT + i] = addrs[i];
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -79,12 +105,7 @@ static void addr2line(mf_site_merged_t *m, const int *idx, int n, const char *mo
     if (!spawned || !(in = fdopen(fd[0], "r")))
         goto out;
     fd[0] = -1;
-    char func[512], fileline[512];
-    for (int i = 0; i < n && fgets(func, sizeof func, in) && fgets(fileline, sizeof fileline, in);
-         i++) {
-        chomp(func), chomp(fileline);
-        mf_site_take_answer(&m[idx[i]], func, fileline);
-    }
+    read_answers(in, m, idx, n);
     fclose(in);
     waitpid(pid, NULL, 0);
 out:
@@ -141,17 +162,19 @@ static json_object *instance_json(const mf_site_merged_t *m)
 {
     const mf_site_rec_t *s = &m->sum;
     json_object *o = json_object_new_object();
-    char site[320], off[24];
+    char *site = NULL, off[24];
     snprintf(off, sizeof off, "0x%llx", (unsigned long long)s->offset);
-    if (m->line)
-        snprintf(site, sizeof site, "%s:%ld", base_name(m->file), m->line);
-    else
-        snprintf(site, sizeof site, "%s+%s", base_name(s->module), off);
+    int len = m->line ? asprintf(&site, "%s:%ld", base_name(m->file), m->line)
+                      : asprintf(&site, "%s+%s", base_name(s->module), off);
     add_str(o, "collective", mf_coll_id_name((mf_coll_id_t)s->coll));
-    add_str(o, "function", s->func);
-    add_str(o, "file", m->file);
+    add_str(o, "function", mf_site_name(m));
+    if (m->inlined_in)
+        add_str(o, "inlined_in", m->inlined_in);
+    add_str(o, "file", m->file ? m->file : "");
     add_int(o, "line", m->line);
-    add_str(o, "site", site);
+    add_str(o, "site", len >= 0 ? site : "");
+    if (len >= 0)
+        free(site);
     add_str(o, "module", s->module);
     add_str(o, "offset", off);
     add_int(o, "calls", (int64_t)m->calls_max);
@@ -185,6 +208,6 @@ json_object *mf_site_report(int rank, int nranks)
         json_object_array_add(arr, instance_json(&m[i]));
 out:
     free(all);
-    free(m);
+    mf_site_merged_free(m, nm);
     return arr;
 }

@@ -104,7 +104,7 @@ if [ -x "$BIN/callsites_f" ]; then
     inst_ok "Fortran site_a: 7 calls of 8 MPI_DOUBLE_PRECISION, SUM, on its source line" "$R" \
         collective=allreduce datatype=MPI_DOUBLE_PRECISION -- calls==7 bytes_per_call==64 \
         op==MPI_SUM 'site~^callsites_f\.f90:[0-9]+$' 'source_line~(?i)mpi_allreduce' offloaded==7
-    inst_ok "Fortran site_b: 3 calls of 100 MPI_INTEGER, MAX, on its source line" "$R" \
+    inst_ok "Fortran site_b: 3 calls of 100 MPI_INTEGER, MAX, on the first of its continuation lines" "$R" \
         collective=allreduce datatype=MPI_INTEGER -- calls==3 bytes_per_call==400 op==MPI_MAX \
         'source_line~(?i)mpi_allreduce'
 else

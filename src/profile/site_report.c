@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +118,50 @@ out:
     free(addrs);
 }
 
+/* Free-form Fortran source (.f90, .F90, .f95, .f03, .f08, any case). */
+static int free_form_fortran(const char *file)
+{
+    static const char *const ext[] = {".f90", ".f95", ".f03", ".f08"};
+    const char *dot = strrchr(file, '.');
+    for (size_t i = 0; dot && i < sizeof ext / sizeof ext[0]; i++)
+        if (!strcasecmp(dot, ext[i]))
+            return 1;
+    return 0;
+}
+
+/* Does a free-form line end with '&' (before a '!' comment)?  A '!' in a
+ * string constant is taken for a comment: the call statements this is for
+ * do not hold any. */
+static int continued(const char *text)
+{
+    size_t n = strcspn(text, "!\n");
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r'))
+        n--;
+    return n > 0 && text[n - 1] == '&';
+}
+
+/* gfortran's line for a call continued over several lines is its last;
+ * the site is the line where the statement starts. */
+static long statement_start(const char *file, long line)
+{
+    FILE *f = free_form_fortran(file) ? fopen(file, "r") : NULL;
+    char *text = NULL;
+    size_t cap = 0;
+    long start = line, i = 0, cur = 1;
+    int prev_continued = 0;
+    if (!f)
+        return line;
+    while (++i <= line && getline(&text, &cap, f) >= 0) {
+        cur = prev_continued ? cur : i;
+        prev_continued = continued(text);
+    }
+    if (i > line)
+        start = cur;
+    free(text);
+    fclose(f);
+    return start;
+}
+
 /* One addr2line run per module (no addr2line: sites stay module+offset). */
 static void name_sites(mf_site_merged_t *m, int nm)
 {
@@ -131,6 +176,9 @@ static void name_sites(mf_site_merged_t *m, int nm)
                 idx[n++] = j, done[j] = 1;
         addr2line(m, idx, n, m[i].sum.module);
     }
+    for (int i = 0; i < nm; i++)
+        if (m[i].file)
+            m[i].line = statement_start(m[i].file, m[i].line);
     free(idx);
     free(done);
 }
@@ -168,7 +216,7 @@ static json_object *instance_json(const mf_site_merged_t *m)
                       : asprintf(&site, "%s+%s", base_name(s->module), off);
     add_str(o, "collective", mf_coll_id_name((mf_coll_id_t)s->coll));
     add_str(o, "function", mf_site_name(m));
-    if (m->inlined_in)
+    if (m->inlined_in && strcmp(m->inlined_in, mf_site_name(m)))
         add_str(o, "inlined_in", m->inlined_in);
     add_str(o, "file", m->file ? m->file : "");
     add_int(o, "line", m->line);

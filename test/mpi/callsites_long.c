@@ -1,7 +1,8 @@
 /* callsites_long: call sites that are hard to name (test/mpi_instances.sh).
  *
  *   a function whose name is 90 characters long: 2 MPI_Allreduce calls of
- *   one int (the report names it whole, not cut at 63 characters);
+ *   one int, written over six lines (the report names it whole, not cut
+ *   at 63 characters, on the line where the call starts);
  *   inlined_sum, always inlined into outer_caller: 3 MPI_Allreduce calls of
  *   two doubles (the report names the innermost frame, inlined_sum, on the
  *   line of its MPI_Allreduce, and says inlined_in outer_caller).
@@ -18,7 +19,13 @@ __attribute__((noinline)) static int
 a_call_site_function_whose_name_is_much_longer_than_sixty_three_characters_to_test_naming(int v)
 {
     int out = 0;
-    if (MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+    int rc = MPI_Allreduce(&v,
+                           &out,
+                           1,
+                           MPI_INT,
+                           MPI_SUM,
+                           MPI_COMM_WORLD);  /* a call over six lines */
+    if (rc != MPI_SUCCESS)
         return 0;
     return out == v * nranks;
 }

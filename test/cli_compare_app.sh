@@ -56,7 +56,7 @@ EOF
 ok $? "app.csv: cg_poisson,4,baseline 10,collective 4,offload 7,30 %,model 8,12.5 % ($(sed -n 2p "$A"))"
 
 I=$tmp/o/instances.csv
-head -1 "$I" | grep -qx 'instance,collective,site,function,calls,bytes_per_call,datatype,op,comm_size,baseline_us,baseline_model_us,offload_us,speedup,speedup_model,baseline_share_pct'
+head -1 "$I" | grep -qx 'instance,collective,site,function,calls,bytes_per_call,datatype,op,comm_size,baseline_us,baseline_model_us,offload_us,speedup,speedup_model,baseline_share_pct,offload'
 ok $? "instances.csv has the documented header"
 
 # The reports list bcast, allreduce@123, allreduce@200 (profile) in other
@@ -86,11 +86,31 @@ rc=$?
 ok $rc "instances.csv: 3 instances largest baseline first, speedups 5/3/5, model 2.5/1.5/2.5, shares 50/37.5/12.5"
 
 grep -q '^# mpifpga-compare-app: collective instances (fig. 14)' "$tmp/t" &&
-    grep -q 'Instance *Calls *Bytes *Baseline(us) *Baseline-model(us) *Offload(us) *Speedup *Speedup-model *Share(%)' "$tmp/t" &&
+    grep -q 'Instance *Calls *Bytes *Baseline(us) *Baseline-model(us) *Offload(us) *Offloaded *Speedup *Speedup-model *Share(%)' "$tmp/t" &&
     [ "$(grep -E '^(allreduce|bcast)@' "$tmp/t" | awk '{ print $1 }' | tr '\n' ' ')" = \
       "allreduce@cg.c:123 allreduce@cg.c:200 bcast@main.c:50 " ] &&
     grep '^allreduce@cg.c:123 (cg_solve)' "$tmp/t" | awk '$(NF-2) == "5.00" && $(NF-1) == "2.50" && $NF == "50.00" { g = 1 } END { exit !g }'
 ok $? "stdout: instance table in the same order with speedups and shares"
+
+# An instance whose calls all fell back (as NAS FT's MPI_DOUBLE_COMPLEX
+# reduce did before complex SUM was offloaded) is shown as a fallback with
+# the collective's reasons, and gets no speedup; the offloaded ones say yes.
+python3 - "$O" "$tmp/fb.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for i in d["instances"]:
+    if i["collective"] == "bcast":
+        i["offloaded"], i["baseline_model_calls"], i["baseline_model_us"] = 0, 0, 0
+d.setdefault("collectives", {})["bcast"] = {"calls": 10, "offloaded": 0,
+                                           "fallback": {"datatype": 10, "op": 0}}
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+timeout 120 "$COMPARE_APP" --no-plot --out "$tmp/fb" --from-reports "$P" "$tmp/fb.json" \
+    > "$tmp/fbo" 2> "$tmp/fbe"
+grep '^bcast@main.c:50' "$tmp/fbo" | grep -q ' fallback(datatype:10) *- *- ' &&
+    grep '^allreduce@cg.c:123' "$tmp/fbo" | grep -q ' yes *5.00 ' &&
+    grep -q '^bcast@main.c:50 (setup),.*,,,[0-9.]*,fallback(datatype:10)$' "$tmp/fb/instances.csv"
+ok $? "a fallback instance: shown as fallback(datatype:10) with no speedup, offloaded ones as yes"
 
 python3 - "$tmp/o/app.json" "$P" "$O" > "$tmp/je" 2>&1 <<'EOF'
 import json, sys
@@ -105,7 +125,7 @@ assert "checked" in d["verification"] and d["warnings"] == [], d
 assert [i["instance"] for i in d["instances"]] == [
     "allreduce@cg.c:123 (cg_solve)", "allreduce@cg.c:200 (dot)", "bcast@main.c:50 (setup)"]
 assert all(i["in"] == "both" for i in d["instances"])
-assert d["columns"]["app"][0] == "application" and d["columns"]["instances"][-1] == "baseline_share_pct"
+assert d["columns"]["app"][0] == "application" and d["columns"]["instances"][-1] == "offload"
 EOF
 rc=$?
 [ $rc = 0 ] || sed 's/^/# /' "$tmp/je"

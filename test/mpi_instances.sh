@@ -62,6 +62,17 @@ d = json.load(open(sys.argv[1]))
 sys.exit(0 if d['app']['wall_s'] > 0 and 'profile' in d['engine'] else 1)" "$R" 2>/dev/null
 ok $? "profile report: application time and engine says profile mode"
 
+# ---- names of any length, inlined call sites (issue 19) --------------------------
+R=$tmp/l.json
+withenv "MPIFPGA_INSTANCES=1 MPIFPGA_REPORT=$R" run_ok "callsites_long at -n 2, instances on" \
+    "$tmp/l" 2 callsites_long
+LONG=a_call_site_function_whose_name_is_much_longer_than_sixty_three_characters_to_test_naming
+inst_ok "a 90-character function name is reported whole (not cut at 63)" "$R" --total 2 \
+    function=$LONG -- calls==2 'site~^callsites_long\.c:[0-9]+$' 'source_line~MPI_Allreduce'
+inst_ok "an inlined call: the innermost function, its MPI_Allreduce line, inlined_in the outer" \
+    "$R" function=inlined_sum -- calls==3 inlined_in==outer_caller \
+    'site~^callsites_long\.c:[0-9]+$' 'source_line~MPI_Allreduce'
+
 # ---- no debug information: module+offset -------------------------------------
 if command -v strip > /dev/null && [ -x "$BIN/callsites" ]; then
     strip -o "$tmp/callsites_stripped" "$BIN/callsites"
@@ -93,7 +104,7 @@ if [ -x "$BIN/callsites_f" ]; then
     inst_ok "Fortran site_a: 7 calls of 8 MPI_DOUBLE_PRECISION, SUM, on its source line" "$R" \
         collective=allreduce datatype=MPI_DOUBLE_PRECISION -- calls==7 bytes_per_call==64 \
         op==MPI_SUM 'site~^callsites_f\.f90:[0-9]+$' 'source_line~(?i)mpi_allreduce' offloaded==7
-    inst_ok "Fortran site_b: 3 calls of 100 MPI_INTEGER, MAX, on its source line" "$R" \
+    inst_ok "Fortran site_b: 3 calls of 100 MPI_INTEGER, MAX, on the first of its continuation lines" "$R" \
         collective=allreduce datatype=MPI_INTEGER -- calls==3 bytes_per_call==400 op==MPI_MAX \
         'source_line~(?i)mpi_allreduce'
 else

@@ -71,21 +71,49 @@ int mf_site_merge(const mf_site_rec_t *all, int n, mf_site_merged_t **out, int *
     return 0;
 }
 
-static void parse_fileline(mf_site_merged_t *m, const char *text)
+/* Replace *dst by a copy of n characters of src; 0 or -1. */
+static int set_str(char **dst, const char *src, size_t n)
+{
+    char *copy = strndup(src, n);
+    if (!copy)
+        return -1;
+    free(*dst);
+    *dst = copy;
+    return 0;
+}
+
+static int parse_fileline(mf_site_merged_t *m, const char *text)
 {
     const char *colon = strrchr(text, ':');
     if (!colon || text[0] == '?' || colon == text)
-        return;
+        return 0;
     long line = strtol(colon + 1, NULL, 10);
     if (line <= 0)
-        return;
-    snprintf(m->file, sizeof m->file, "%.*s", (int)(colon - text), text);
+        return 0;
+    if (set_str(&m->file, text, (size_t)(colon - text)))
+        return -1;
     m->line = line;
+    return 0;
 }
 
-void mf_site_take_answer(mf_site_merged_t *m, const char *func, const char *fileline)
+int mf_site_take_answer(mf_site_merged_t *m, int depth, const char *func, const char *fileline)
 {
-    if (func[0] && func[0] != '?')
-        snprintf(m->sum.func, sizeof m->sum.func, "%.*s", (int)sizeof m->sum.func - 1, func);
-    parse_fileline(m, fileline);
+    int known = func[0] && func[0] != '?';
+    if (depth > 0)
+        return known ? set_str(&m->inlined_in, func, strlen(func)) : 0;
+    if (known && set_str(&m->name, func, strlen(func)))
+        return -1;
+    return parse_fileline(m, fileline);
+}
+
+const char *mf_site_name(const mf_site_merged_t *m) { return m->name ? m->name : m->sum.func; }
+
+void mf_site_merged_free(mf_site_merged_t *m, int nm)
+{
+    for (int i = 0; m && i < nm; i++) {
+        free(m[i].name);
+        free(m[i].file);
+        free(m[i].inlined_in);
+    }
+    free(m);
 }

@@ -15,8 +15,11 @@ typedef struct {
     uint64_t calls_max, offloaded_max, baseline_calls_max;
     double host_us_max;
     int ranks;
-    char file[256];        /* from addr2line, "" unknown */
+    char *name;            /* addr2line's function name (any length; heap), NULL:
+                              sum.func (dladdr's, cut at 63 characters) */
+    char *file;            /* from addr2line (any length; heap), NULL unknown */
     long line;
+    char *inlined_in;      /* the call is inlined: the outermost function (heap) */
 } mf_site_merged_t;
 
 /* Merge the n records of all[] (gathered from every rank) into *out, an
@@ -24,7 +27,17 @@ typedef struct {
 int mf_site_merge(const mf_site_rec_t *all, int n, mf_site_merged_t **out, int *nm);
 
 /* One addr2line answer for m: the function line and the "file:line" line
- * (either may be "??"). */
-void mf_site_take_answer(mf_site_merged_t *m, const char *func, const char *fileline);
+ * (either may be "??").  With `addr2line -i` an address has one answer per
+ * inlined frame, innermost first: `depth` 0 names the call site (the line
+ * of the MPI call, the function it is written in); a later frame only sets
+ * inlined_in (the outermost function, where the code really lies).  Strings
+ * of any length are kept whole; 0, or -1 (out of memory). */
+int mf_site_take_answer(mf_site_merged_t *m, int depth, const char *func, const char *fileline);
+
+/* The function to print for m (addr2line's, else dladdr's). */
+const char *mf_site_name(const mf_site_merged_t *m);
+
+/* Free the heap strings of m[0..nm) and m itself. */
+void mf_site_merged_free(mf_site_merged_t *m, int nm);
 
 #endif

@@ -1,4 +1,5 @@
 /* Merging and naming the collective instances for the report (site_report.h). */
+#define _GNU_SOURCE /* asprintf, getline */
 #include "profile/site_report.h"
 
 #include <json-c/json.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,24 +50,49 @@ out:
     return rc;
 }
 
-/* ---- naming sites: addr2line -f -C -e MODULE ADDR... ---------------------- */
+/* ---- naming sites: addr2line -a -i -f -C -e MODULE ADDR... ---------------- */
 
 static void chomp(char *s) { s[strcspn(s, "\n")] = '\0'; }
+
+/* Read addr2line's answers: per address an "0x..." line (-a), then a
+ * function line and a file:line line per inlined frame (-i), innermost
+ * first.  Lines of any length (getline). */
+static void read_answers(FILE *in, mf_site_merged_t *m, const int *idx, int n)
+{
+    char *func = NULL, *fileline = NULL;
+    size_t fcap = 0, lcap = 0;
+    int i = -1, depth = 0;
+    while (getline(&func, &fcap, in) > 0) {
+        chomp(func);
+        if (!strncmp(func, "0x", 2)) { /* the next address (no C name starts so) */
+            i++, depth = 0;
+            continue;
+        }
+        if (getline(&fileline, &lcap, in) <= 0)
+            break;
+        chomp(fileline);
+        if (i >= 0 && i < n)
+            mf_site_take_answer(&m[idx[i]], depth++, func, fileline);
+    }
+    free(func);
+    free(fileline);
+}
 
 /* Name the sites of m[] that lie in `module` (indices idx[0..n)). */
 static void addr2line(mf_site_merged_t *m, const int *idx, int n, const char *module)
 {
-    char **argv = calloc((size_t)n + 6, sizeof *argv), (*addrs)[24] = calloc((size_t)n, 24);
+    enum { NOPT = 7 };
+    char **argv = calloc((size_t)n + NOPT + 1, sizeof *argv), (*addrs)[24] = calloc((size_t)n, 24);
     int fd[2] = {-1, -1};
     pid_t pid;
     FILE *in = NULL;
     if (!argv || !addrs || pipe(fd))
         goto out;
-    argv[0] = "addr2line", argv[1] = "-f", argv[2] = "-C", argv[3] = "-e";
-    argv[4] = (char *)module;
+    argv[0] = "addr2line", argv[1] = "-a", argv[2] = "-i", argv[3] = "-f", argv[4] = "-C";
+    argv[5] = "-e", argv[6] = (char *)module;
     for (int i = 0; i < n; i++) {
         snprintf(addrs[i], sizeof addrs[i], "0x%llx", (unsigned long long)m[idx[i]].sum.offset);
-        argv[5 + i] = addrs[i];
+        argv[NOPT + i] = addrs[i];
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -79,12 +106,7 @@ static void addr2line(mf_site_merged_t *m, const int *idx, int n, const char *mo
     if (!spawned || !(in = fdopen(fd[0], "r")))
         goto out;
     fd[0] = -1;
-    char func[512], fileline[512];
-    for (int i = 0; i < n && fgets(func, sizeof func, in) && fgets(fileline, sizeof fileline, in);
-         i++) {
-        chomp(func), chomp(fileline);
-        mf_site_take_answer(&m[idx[i]], func, fileline);
-    }
+    read_answers(in, m, idx, n);
     fclose(in);
     waitpid(pid, NULL, 0);
 out:
@@ -94,6 +116,50 @@ out:
         close(fd[1]);
     free(argv);
     free(addrs);
+}
+
+/* Free-form Fortran source (.f90, .F90, .f95, .f03, .f08, any case). */
+static int free_form_fortran(const char *file)
+{
+    static const char *const ext[] = {".f90", ".f95", ".f03", ".f08"};
+    const char *dot = strrchr(file, '.');
+    for (size_t i = 0; dot && i < sizeof ext / sizeof ext[0]; i++)
+        if (!strcasecmp(dot, ext[i]))
+            return 1;
+    return 0;
+}
+
+/* Does a free-form line end with '&' (before a '!' comment)?  A '!' in a
+ * string constant is taken for a comment: the call statements this is for
+ * do not hold any. */
+static int continued(const char *text)
+{
+    size_t n = strcspn(text, "!\n");
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r'))
+        n--;
+    return n > 0 && text[n - 1] == '&';
+}
+
+/* gfortran's line for a call continued over several lines is its last;
+ * the site is the line where the statement starts. */
+static long statement_start(const char *file, long line)
+{
+    FILE *f = free_form_fortran(file) ? fopen(file, "r") : NULL;
+    char *text = NULL;
+    size_t cap = 0;
+    long start = line, i = 0, cur = 1;
+    int prev_continued = 0;
+    if (!f)
+        return line;
+    while (++i <= line && getline(&text, &cap, f) >= 0) {
+        cur = prev_continued ? cur : i;
+        prev_continued = continued(text);
+    }
+    if (i > line)
+        start = cur;
+    free(text);
+    fclose(f);
+    return start;
 }
 
 /* One addr2line run per module (no addr2line: sites stay module+offset). */
@@ -110,6 +176,9 @@ static void name_sites(mf_site_merged_t *m, int nm)
                 idx[n++] = j, done[j] = 1;
         addr2line(m, idx, n, m[i].sum.module);
     }
+    for (int i = 0; i < nm; i++)
+        if (m[i].file)
+            m[i].line = statement_start(m[i].file, m[i].line);
     free(idx);
     free(done);
 }
@@ -141,17 +210,19 @@ static json_object *instance_json(const mf_site_merged_t *m)
 {
     const mf_site_rec_t *s = &m->sum;
     json_object *o = json_object_new_object();
-    char site[320], off[24];
+    char *site = NULL, off[24];
     snprintf(off, sizeof off, "0x%llx", (unsigned long long)s->offset);
-    if (m->line)
-        snprintf(site, sizeof site, "%s:%ld", base_name(m->file), m->line);
-    else
-        snprintf(site, sizeof site, "%s+%s", base_name(s->module), off);
+    int len = m->line ? asprintf(&site, "%s:%ld", base_name(m->file), m->line)
+                      : asprintf(&site, "%s+%s", base_name(s->module), off);
     add_str(o, "collective", mf_coll_id_name((mf_coll_id_t)s->coll));
-    add_str(o, "function", s->func);
-    add_str(o, "file", m->file);
+    add_str(o, "function", mf_site_name(m));
+    if (m->inlined_in && strcmp(m->inlined_in, mf_site_name(m)))
+        add_str(o, "inlined_in", m->inlined_in);
+    add_str(o, "file", m->file ? m->file : "");
     add_int(o, "line", m->line);
-    add_str(o, "site", site);
+    add_str(o, "site", len >= 0 ? site : "");
+    if (len >= 0)
+        free(site);
     add_str(o, "module", s->module);
     add_str(o, "offset", off);
     add_int(o, "calls", (int64_t)m->calls_max);
@@ -185,6 +256,6 @@ json_object *mf_site_report(int rank, int nranks)
         json_object_array_add(arr, instance_json(&m[i]));
 out:
     free(all);
-    free(m);
+    mf_site_merged_free(m, nm);
     return arr;
 }

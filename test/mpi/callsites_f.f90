@@ -114,7 +114,10 @@ subroutine site_b(rank, nprocs, icall, good)
   do i = 1, n
     a(i) = mod(rank + i, nprocs) * 1000 + i - icall
   end do
-  call MPI_ALLREDUCE(a, m, n, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+  ! continued over three lines: the site is the line where the call starts
+  call MPI_ALLREDUCE(a, m, n, &   ! a comment after the ampersand
+                     MPI_INTEGER, MPI_MAX, &
+                     MPI_COMM_WORLD, ierr)
   if (ierr /= MPI_SUCCESS) then
     write (0, '(a, i0, a, i0)') 'callsites_f: rank ', rank, &
       ': site_b error code, call ', icall

@@ -282,6 +282,11 @@ static int overlap(int n)
      * Wait ends at the modeled completion, not after the compute */
     double c = lat / 2;
     double blocking = timed(0, c, buf, n), nb = timed(1, c, buf, n);
+    /* every rank checks the slowest rank's figures: one verdict, not one
+     * per rank's own medians (which a busy host skews apart) */
+    double mine[3] = {lat, blocking, nb}, all[3];
+    PMPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    lat = all[0], blocking = all[1], nb = all[2];
     if (rank == 0)
         printf("# modeled: Allreduce alone %.2f us; Allreduce + compute %.2f us; "
                "Iallreduce + compute + Wait %.2f us (compute %.2f us)\n",

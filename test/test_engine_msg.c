@@ -92,23 +92,30 @@ static void test_hello(void)
     mf_em_hello_t b = {.version = MF_EM_VERSION, .nranks = 12, .pid = 4242,
                        .fwd = {.rank = 5, .node = 2, .port = 1}, .addrlen = 3,
                        .addr = {0xaa, 0xbb, 0xcc}}, g;
+    ok(mf_em_secret_parse("00112233445566778899aabbccddeeFF", b.secret) == 0 &&
+           b.secret[0] == 0x00 && b.secret[1] == 0x11 && b.secret[15] == 0xff,
+       "secret: 32 hex digits parse");
+    uint8_t bad[MF_EM_SECRET_BYTES];
+    ok(mf_em_secret_parse("0011", bad) == -1 && mf_em_secret_parse("zz112233445566778899aabbccddeeff", bad) == -1 &&
+           !bad[0] && !bad[15],
+       "secret: short or non-hex text refused (all zero)");
     size_t n = mf_em_pack_hello(&h, &b, buf, sizeof buf);
-    ok(n == 36 + 3, "hello: 36 + addrlen bytes (%zu)", n);
+    ok(n == 52 + 3, "hello: 52 + addrlen bytes (%zu)", n);
     memset(&g, 0x55, sizeof g);
     ok(mf_em_unpack_hello(buf, n, &g) == 0 && g.version == b.version && g.nranks == 12 &&
            g.pid == 4242 && g.fwd.rank == 5 && g.fwd.node == 2 && g.fwd.port == 1 &&
-           g.addrlen == 3 && !memcmp(g.addr, b.addr, 3),
-       "hello: round trip");
+           g.addrlen == 3 && !memcmp(g.addr, b.addr, 3) && !memcmp(g.secret, b.secret, 16),
+       "hello: round trip (with the job secret)");
     ok(truncations_rejected(n, un_hello), "hello: truncated rejected");
     ok(mf_em_unpack_hello(buf, n + 1, &g) == -1, "hello: trailing byte rejected");
     buf[34] = (uint8_t)(MF_EM_ADDR_MAX + 1);
     buf[35] = (uint8_t)((MF_EM_ADDR_MAX + 1) >> 8);
-    ok(mf_em_unpack_hello(buf, 36 + MF_EM_ADDR_MAX + 1, &g) == -1,
+    ok(mf_em_unpack_hello(buf, 52 + MF_EM_ADDR_MAX + 1, &g) == -1,
        "hello: addrlen > MF_EM_ADDR_MAX rejected");
     b.addrlen = MF_EM_ADDR_MAX;
     memset(b.addr, 0x77, MF_EM_ADDR_MAX);
     n = mf_em_pack_hello(&h, &b, buf, sizeof buf);
-    ok(n == 36 + MF_EM_ADDR_MAX && mf_em_unpack_hello(buf, n, &g) == 0 &&
+    ok(n == 52 + MF_EM_ADDR_MAX && mf_em_unpack_hello(buf, n, &g) == 0 &&
            g.addrlen == MF_EM_ADDR_MAX && g.addr[MF_EM_ADDR_MAX - 1] == 0x77,
        "hello: longest address round-trips");
     ok(mf_em_pack_hello(&h, &b, buf, n - 1) == 0, "hello: pack refuses a short buffer");

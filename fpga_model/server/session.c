@@ -71,6 +71,8 @@ struct record {
 struct mf_session {
     mf_net_t *net;
     int nranks;
+    int have_secret;                      /* only HELLOs with this secret get in */
+    uint8_t secret[MF_EM_SECRET_BYTES];
     rank_t **ranks; /* [nranks], allocated by an accepted HELLO */
     record_t *recs;
     mf_session_out_fn out;
@@ -316,6 +318,11 @@ static int hello_refusal(const mf_session_t *s, const mf_em_hdr_t *h, const mf_e
                         "rank %u speaks engine protocol version %u, this engine version %d: "
                         "build libmpifpga and mpifpga-switchd from the same mpifpga",
                         g, b->version, MF_EM_VERSION), 1;
+    if (s->have_secret && memcmp(b->secret, s->secret, MF_EM_SECRET_BYTES))
+        return textf(why, len,
+                        "rank %u belongs to another job: its MPIFPGA_JOB_SECRET is not this "
+                        "engine's (every job needs its own engine; mpifpga-run starts one)",
+                        g), 1;
     if (b->nranks != (uint32_t)s->nranks)
         return textf(why, len,
                         "rank %u runs in a job of %u ranks, the engine was started for %d "
@@ -332,6 +339,12 @@ static int hello_refusal(const mf_session_t *s, const mf_em_hdr_t *h, const mf_e
                         "mpifpga-switchd with --ppn set to the job's ranks per node",
                         g, b->fwd.rank, b->fwd.node, b->fwd.port, g, g / ppn, g % ppn, ppn), 1;
     return 0;
+}
+
+void mf_session_set_secret(mf_session_t *s, const uint8_t secret[MF_EM_SECRET_BYTES])
+{
+    memcpy(s->secret, secret, MF_EM_SECRET_BYTES);
+    s->have_secret = 1;
 }
 
 static int accept_rank(mf_session_t *s, int g, const mf_em_hello_t *b, char *why, size_t len)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpifpga/engine_msg.h"
 #include "mpifpga/model.h"
 
 typedef struct mf_session mf_session_t;
@@ -30,6 +31,8 @@ typedef int (*mf_session_out_fn)(void *user, int grank, const uint8_t *msg, size
  * The session does not own net.  NULL (message on stderr) on failure. */
 mf_session_t *mf_session_create(mf_net_t *net, int nranks, mf_session_out_fn out, void *user);
 void mf_session_destroy(mf_session_t *s);
+/* Accept only ranks whose HELLO carries this secret (issue 19: job isolation). */
+void mf_session_set_secret(mf_session_t *s, const uint8_t secret[MF_EM_SECRET_BYTES]);
 
 /* 1: print a line on stderr per HELLO / BYE / refused call. */
 void mf_session_set_verbose(mf_session_t *s, int verbose);

@@ -367,6 +367,15 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": out of memory starting the engine\n");
         goto out;
     }
+    const char *sec = getenv("MPIFPGA_JOB_SECRET");
+    uint8_t secret[MF_EM_SECRET_BYTES];
+    if (sec && *sec && mf_em_secret_parse(sec, secret)) {
+        fprintf(stderr, PROG ": MPIFPGA_JOB_SECRET='%s': expected 32 hex digits\n", sec);
+        rc = 2;
+        goto out;
+    }
+    if (sec && *sec)
+        mf_session_set_secret(s, secret);
     mf_session_set_verbose(s, getenv("MPIFPGA_DEBUG") != NULL);
     bind_engine(&o);
     if (open_fabric(&o, &e.fab, err, sizeof err)) {

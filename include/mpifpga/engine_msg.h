@@ -19,7 +19,8 @@
 
 #include "mpifpga/wire.h"
 
-#define MF_EM_VERSION 3 /* 2: RESULT carries baseline_cycles; 3: SHMBUF */
+#define MF_EM_VERSION 4 /* 2: RESULT carries baseline_cycles; 3: SHMBUF; 4: HELLO secret */
+#define MF_EM_SECRET_BYTES 16 /* per-job secret in HELLO (MPIFPGA_JOB_SECRET, 32 hex) */
 #define MF_EM_MAX 65536u   /* bytes per transport message, header included */
 #define MF_EM_HDR_BYTES 16
 #define MF_EM_DATA_MAX (MF_EM_MAX - MF_EM_HDR_BYTES)
@@ -82,6 +83,7 @@ typedef struct {
     uint32_t nranks;  /* MPI_COMM_WORLD size */
     uint32_t pid;
     mf_fwd_entry_t fwd; /* forwarding-table entry of this rank (001 sec. 3.3) */
+    uint8_t secret[MF_EM_SECRET_BYTES]; /* the job's secret: an engine accepts only its job */
     uint16_t addrlen;
     uint8_t addr[MF_EM_ADDR_MAX]; /* the rank's libfabric endpoint name */
 } mf_em_hello_t;
@@ -150,6 +152,9 @@ static inline uint64_t mf_em_shmbuf_recv_off(uint64_t send_bytes)
 /* Packing: each returns bytes written (header included) or 0 if `cap` is
  * too small.  out must hold MF_EM_MAX bytes for the bounded messages. */
 size_t mf_em_pack_hdr(const mf_em_hdr_t *h, uint8_t *out);
+/* MPIFPGA_JOB_SECRET-style text (32 hex digits) into 16 bytes: 0, or -1
+ * if it is not exactly that (out then all zero: no secret). */
+int mf_em_secret_parse(const char *text, uint8_t out[MF_EM_SECRET_BYTES]);
 size_t mf_em_pack_hello(const mf_em_hdr_t *h, const mf_em_hello_t *b, uint8_t *out, size_t cap);
 size_t mf_em_pack_welcome(const mf_em_hdr_t *h, const mf_em_welcome_t *b, uint8_t *out,
                           size_t cap);

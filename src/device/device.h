@@ -21,6 +21,7 @@ typedef struct {
     char addr[640];          /* "<provider>/<hex>" (MF_FAB_ADDRSTR_MAX) */
     int pid;                            /* engine process, 0 if unknown */
     char host[64];                      /* host it runs on ("" unknown) */
+    uint8_t secret[MF_EM_SECRET_BYTES]; /* the job's secret for HELLO (all zero: none) */
 } mf_engine_loc_t;
 
 /* One collective call of this rank, as the device sees it. */

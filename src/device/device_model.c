@@ -140,6 +140,7 @@ static int hello(model_t *m, int nranks, int node, int port, char *err, size_t l
                        .pid = (uint32_t)getpid(),
                        .fwd = {.rank = (uint16_t)m->grank, .node = (uint16_t)node,
                                .port = (uint8_t)port}};
+    memcpy(h.secret, m->loc.secret, sizeof h.secret);
     size_t alen = sizeof h.addr;
     if (mf_fab_name(m->fab, h.addr, &alen)) {
         snprintf(err, len, "cannot read this rank's libfabric address");

@@ -7,6 +7,7 @@
  */
 #include <limits.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,11 +83,32 @@ static void address_from_file(const char *path, int pid, char *addr, size_t len)
 /* Where the engine is: started by rank 0 (auto) or given (mpifpga-run
  * sets MPIFPGA_ENGINE, and MPIFPGA_ENGINE_PID / _HOST so ranks can tell
  * a dead engine from a slow one).  Empty address: none. */
+/* The job's secret: mpifpga-run's MPIFPGA_JOB_SECRET, or one rank 0 makes
+ * for the engine it starts (its environment passes it on). */
+static void job_secret(uint8_t secret[MF_EM_SECRET_BYTES], int make)
+{
+    const char *t = getenv("MPIFPGA_JOB_SECRET");
+    if (t && *t) {
+        if (mf_em_secret_parse(t, secret) && mf_host.grank == 0)
+            fprintf(stderr, "mpifpga: MPIFPGA_JOB_SECRET is not 32 hex digits; ignored\n");
+        return;
+    }
+    char hex[2 * MF_EM_SECRET_BYTES + 1];
+    if (!make || getrandom(secret, MF_EM_SECRET_BYTES, 0) != MF_EM_SECRET_BYTES) {
+        memset(secret, 0, MF_EM_SECRET_BYTES);
+        return;
+    }
+    for (int i = 0; i < MF_EM_SECRET_BYTES; i++)
+        snprintf(hex + 2 * i, 3, "%02x", secret[i]);
+    setenv("MPIFPGA_JOB_SECRET", hex, 1); /* the engine rank 0 spawns inherits it */
+}
+
 static void locate_engine(mf_engine_loc_t *loc)
 {
     char prov[64], err[512];
     memset(loc, 0, sizeof *loc);
     if (strcmp(mf_host.cfg.engine, "auto")) {
+        job_secret(loc->secret, 0);
         const char *pid = getenv("MPIFPGA_ENGINE_PID"), *host = getenv("MPIFPGA_ENGINE_HOST");
         loc->pid = pid ? atoi(pid) : 0;
         if (!strncmp(mf_host.cfg.engine, "file:", 5))
@@ -97,11 +119,15 @@ static void locate_engine(mf_engine_loc_t *loc)
         return;
     }
     pick_provider(prov, sizeof prov);
+    uint8_t secret[MF_EM_SECRET_BYTES] = {0};
+    if (mf_host.grank == 0)
+        job_secret(secret, 1); /* broadcast with the address below */
     if (mf_host.grank == 0 &&
         mf_engine_spawn(&mf_host.cfg, mf_host.nranks, prov, loc, err, sizeof err)) {
         fprintf(stderr, "mpifpga: %s; collectives run in MPI\n", err);
         memset(loc, 0, sizeof *loc);
     }
+    memcpy(loc->secret, secret, sizeof secret);
     if (mf_host.grank == 0)
         mf_host.spawned_pid = loc->pid;
     PMPI_Bcast(loc, sizeof *loc, MPI_BYTE, 0, MPI_COMM_WORLD);

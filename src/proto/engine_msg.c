@@ -11,7 +11,7 @@
 /* Body offsets (from the start of the message); doc/protocol.md. */
 enum {
     HELLO_VERSION = 16, HELLO_NRANKS = 20, HELLO_PID = 24, HELLO_FWD = 28,
-    HELLO_ADDRLEN = 34, HELLO_ADDR = 36,
+    HELLO_ADDRLEN = 34, HELLO_SECRET = 36, HELLO_ADDR = 52,
 
     WELCOME_STATUS = 16, WELCOME_NRANKS = 20, WELCOME_NNODES = 24, WELCOME_PPN = 28,
     WELCOME_PID = 32, WELCOME_CYCLE_NS = 40, WELCOME_PARAMS = 48, WELCOME_TOPO = 80,
@@ -134,8 +134,27 @@ size_t mf_em_pack_hello(const mf_em_hdr_t *h, const mf_em_hello_t *b, uint8_t *o
         return 0;
     out[HELLO_FWD + MF_FWD_ENTRY_BYTES] = 0; /* reserved */
     mf_put_le(out + HELLO_ADDRLEN, b->addrlen, 2);
+    memcpy(out + HELLO_SECRET, b->secret, MF_EM_SECRET_BYTES);
     memcpy(out + HELLO_ADDR, b->addr, b->addrlen);
     return n;
+}
+
+int mf_em_secret_parse(const char *text, uint8_t out[MF_EM_SECRET_BYTES])
+{
+    memset(out, 0, MF_EM_SECRET_BYTES);
+    if (!text || strlen(text) != 2 * MF_EM_SECRET_BYTES)
+        return -1;
+    uint8_t v[MF_EM_SECRET_BYTES];
+    for (int i = 0; i < 2 * MF_EM_SECRET_BYTES; i++) {
+        char ch = text[i];
+        int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v[i / 2] = (uint8_t)(i % 2 ? v[i / 2] | d : d << 4);
+    }
+    memcpy(out, v, MF_EM_SECRET_BYTES);
+    return 0;
 }
 
 int mf_em_unpack_hello(const uint8_t *in, size_t len, mf_em_hello_t *b)
@@ -152,6 +171,7 @@ int mf_em_unpack_hello(const uint8_t *in, size_t len, mf_em_hello_t *b)
     t.addrlen = (uint16_t)mf_get_le(in + HELLO_ADDRLEN, 2);
     if (t.addrlen > MF_EM_ADDR_MAX || len != HELLO_ADDR + (size_t)t.addrlen)
         return -1;
+    memcpy(t.secret, in + HELLO_SECRET, MF_EM_SECRET_BYTES);
     memcpy(t.addr, in + HELLO_ADDR, t.addrlen);
     memset(t.addr + t.addrlen, 0, MF_EM_ADDR_MAX - t.addrlen);
     *b = t;

@@ -1,7 +1,28 @@
-/* Device lookup (device.h). */
+/* Device lookup and the engine's liveness (device.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "device/device.h"
+
+int mf_engine_pid_gone(int pid)
+{
+    char path[64], buf[256];
+    if (pid <= 0)
+        return 0; /* unknown: assumed alive */
+    if (kill(pid, 0) == -1 && errno == ESRCH)
+        return 1;
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *end = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+}
 
 const mf_device_ops_t *mf_device_lookup(const char *name)
 {

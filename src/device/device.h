@@ -80,4 +80,9 @@ extern const mf_device_ops_t mf_device_fpga_ops;
 /* The ops table named by MPIFPGA_DEVICE. */
 const mf_device_ops_t *mf_device_lookup(const char *name);
 
+/* 1 if process pid (the engine, on this host) is gone or a zombie (rank 0
+ * started it in auto mode and has not reaped it yet); 0 if it runs or pid
+ * is unknown (<= 0). */
+int mf_engine_pid_gone(int pid);
+
 #endif

@@ -6,8 +6,6 @@
  * With the engine on this host the payload goes through a shared buffer
  * instead (src/transport/shmbuf.h): COLL, then RESULT, no DATA.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,24 +36,10 @@ typedef struct {
 
 static model_t *M(mf_device_t *d) { return d->priv; }
 
-/* The engine's process is gone, or a zombie (rank 0 started it in auto
- * mode and has not reaped it yet). */
+/* The engine's process is gone (only checkable on its own host). */
 static int engine_gone(const model_t *m)
 {
-    char path[64], buf[256];
-    if (!m->engine_local)
-        return 0;
-    if (kill(m->loc.pid, 0) == -1 && errno == ESRCH)
-        return 1;
-    snprintf(path, sizeof path, "/proc/%d/stat", m->loc.pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *end = strrchr(buf, ')'); /* "pid (comm) S ..." */
-    return end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+    return m->engine_local && mf_engine_pid_gone(m->loc.pid);
 }
 
 static void gone_msg(const model_t *m, const char *during, char *err, size_t len);

@@ -6,7 +6,6 @@
  * (agreed with an allreduce), so all ranks always take the same path.
  */
 #include <limits.h>
-#include <signal.h>
 #include <sys/random.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,23 +34,6 @@ static void pick_provider(char *prov, size_t len)
     snprintf(prov, len, "%s", local == mf_host.nranks ? "shm" : "tcp;ofi_rxm");
 }
 
-/* 1 while process pid runs (not a zombie); pid 0: unknown, assumed to. */
-static int engine_runs(int pid)
-{
-    char path[64], st[256];
-    if (pid <= 0)
-        return 1;
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return kill(pid, 0) == 0;
-    size_t n = fread(st, 1, sizeof st - 1, f);
-    fclose(f);
-    st[n] = 0;
-    const char *p = strrchr(st, ')');
-    return !(p && p[1] == ' ' && p[2] == 'Z');
-}
-
 /* MPIFPGA_ENGINE=file:PATH (mpifpga-run starts the engine and the job at
  * once): the address once the engine has written it, polled every 5 ms
  * up to MPIFPGA_CONNECT_TIMEOUT; "" if it exits first or never does. */
@@ -69,15 +51,16 @@ static void address_from_file(const char *path, int pid, char *addr, size_t len)
                 return;
             }
         }
-        if (!engine_runs(pid))
+        if (mf_engine_pid_gone(pid))
             break;
         usleep(5000);
     }
     addr[0] = 0;
     if (mf_host.grank == 0)
         fprintf(stderr, "mpifpga: the switch engine (pid %d) %s; collectives run in MPI\n", pid,
-                engine_runs(pid) ? "did not publish its address in time (MPIFPGA_CONNECT_TIMEOUT)"
-                                 : "exited before publishing its address");
+                mf_engine_pid_gone(pid)
+                    ? "exited before publishing its address"
+                    : "did not publish its address in time (MPIFPGA_CONNECT_TIMEOUT)");
 }
 
 /* Where the engine is: started by rank 0 (auto) or given (mpifpga-run

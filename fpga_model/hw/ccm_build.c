@@ -97,13 +97,14 @@ void ccm_to_host(bld_t *b, int f, uint64_t off, uint64_t len, uint64_t host_off)
         k->host_off = host_off;
 }
 
-void ccm_to_net(bld_t *b, int f, uint64_t off, uint64_t len, uint16_t dest, int tag)
+mf_sink_t *ccm_to_net(bld_t *b, int f, uint64_t off, uint64_t len, uint16_t dest, int tag)
 {
     mf_sink_t *k = sink(b, f, MF_SINK_NET, off, len);
     if (k) {
         k->dest = dest;
         k->tag = (uint8_t)tag;
     }
+    return k;
 }
 
 /* A new internal stream fed by [off, off+len) of flow f. */

@@ -49,7 +49,8 @@ int ccm_net_in(bld_t *b, int tag, uint64_t len);          /* collector stream of
 int ccm_flow(bld_t *b, int kind, uint64_t len, int nin, const int *in);
 int ccm_copy_of(bld_t *b, int st);                        /* a COPY flow of one stream */
 void ccm_to_host(bld_t *b, int f, uint64_t off, uint64_t len, uint64_t host_off);
-void ccm_to_net(bld_t *b, int f, uint64_t off, uint64_t len, uint16_t dest, int tag);
+/* The NET sink (valid until the next sink is added), or NULL (b->fail). */
+mf_sink_t *ccm_to_net(bld_t *b, int f, uint64_t off, uint64_t len, uint16_t dest, int tag);
 int ccm_to_stream(bld_t *b, int f, uint64_t off, uint64_t len); /* internal stream */
 int ccm_empty(bld_t *b);                                  /* a flow of no bytes */
 

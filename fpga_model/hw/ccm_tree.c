@@ -86,15 +86,14 @@ static void to_host_vr(bld_t *b, int f, int v0, int cnt, uint64_t bs)
  * extends the stream's credit window.  The rank's send then completes at
  * its link's rate, as a leaf's send does in MPICH, instead of when the
  * root's DMA has drained everything before it. */
-static void park_at_parent(bld_t *b, int vr, uint64_t len)
+static void park_at_parent(bld_t *b, int vr, mf_sink_t *k)
 {
-    if (b->fail)
+    if (!k)
         return;
     uint64_t park = (uint64_t)b->c->eng->sw->net->p.park_mib << 20;
     int parent = vr - (1 << parent_level(b, vr));
     uint64_t parked = (uint64_t)(subtree(b, parent) - 1) * b->n; /* all its children send */
-    mf_sink_t *k = &b->c->sk[b->c->nsk - 1];
-    k->extra_win = parked <= park ? len : (uint64_t)((double)len * park / parked);
+    k->extra_win = parked <= park ? k->len : (uint64_t)((double)k->len * park / parked);
 }
 
 /* Non-roots CONCAT their own block and their children's subtree streams in
@@ -120,7 +119,7 @@ void ccm_gather_binomial(bld_t *b)
             in[nin++] = ccm_net_in(b, k, subtree(b, vr + (1 << k)) * bs);
     uint64_t len = subtree(b, vr) * bs;
     int f = ccm_flow(b, MF_FLOW_CONCAT, len, nin, in); /* L2: rank order */
-    ccm_to_net(b, f, 0, len, b->ct->down[parent_level(b, vr)], parent_level(b, vr));
-    park_at_parent(b, vr, len);
+    park_at_parent(b, vr, ccm_to_net(b, f, 0, len, b->ct->down[parent_level(b, vr)],
+                                     parent_level(b, vr)));
 }
 

@@ -385,53 +385,51 @@ static void test_rs_sparse_counts(mf_net_t *n)
        bad ? ": " : "", why);
 }
 
+/* Run specs one after another, timing only, on comm ranks 0..size-1 of a
+ * fresh torus of `nodes` nodes; 0, or -1 with err. */
+static int run_timing_only(int nodes, int size, const mf_coll_spec_t *specs, int nspecs,
+                           char *err, size_t len)
+{
+    mf_topo_t t;
+    int members[64], rc = -1;
+    mf_net_t *n = size <= 64 ? make_net("torus", nodes, 1, &t) : NULL;
+    if (!n)
+        return snprintf(err, len, "no network"), -1;
+    for (int i = 0; i < size; i++)
+        members[i] = i;
+    rc = mf_comm_setup(n, 0, size, members, err, len);
+    for (int s = 0; !rc && s < nspecs; s++) {
+        mf_coll_timing_t tm;
+        rc = mf_coll_once(n, &specs[s], size, members, NULL, NULL, mf_net_now(n), NULL, &tm,
+                          err, len);
+    }
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+    return rc;
+}
+
 /* Scan/Exscan with vectors of many credit windows on 64 ranks: the result
  * held across steps must not stop the partial the partner waits for (a
  * circular wait from 384 KiB on before ccm_scan.c held()).  Timing only. */
 static void test_scan_big(void)
 {
-    mf_topo_t t;
     char err[256] = "";
-    int members[64];
-    mf_net_t *n = make_net("torus", 64, 1, &t);
-    for (int i = 0; i < 64; i++)
-        members[i] = i;
-    int rc = n ? mf_comm_setup(n, 0, 64, members, err, sizeof err) : -1;
-    for (int x = 0; !rc && x < 2; x++) {
-        mf_coll_spec_t c = {.opc = x ? MF_OPC_EXSCAN : MF_OPC_SCAN, .op = MF_OP_SUM,
-                            .dtype = MF_DT_DOUBLE, .bytes = 1 << 20};
-        mf_coll_timing_t tm;
-        rc = mf_coll_once(n, &c, 64, members, NULL, NULL, mf_net_now(n), NULL, &tm, err,
-                          sizeof err);
-    }
+    const mf_coll_spec_t c[2] = {
+        {.opc = MF_OPC_SCAN, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .bytes = 1 << 20},
+        {.opc = MF_OPC_EXSCAN, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .bytes = 1 << 20}};
+    int rc = run_timing_only(64, 64, c, 2, err, sizeof err);
     ok(rc == 0, "scan and exscan of 1 MiB on 64 ranks complete%s%s", rc ? ": " : "", err);
-    if (n) {
-        mf_net_destroy(n);
-        mf_topo_free(&t);
-    }
 }
 
 /* Alltoall tells sources apart by the 5-bit tag: a 33-member call is
  * refused with a message (the host falls back before it gets there). */
 static void test_alltoall_limit(void)
 {
-    mf_topo_t t;
     char err[256] = "";
-    int members[33];
-    mf_net_t *n = make_net("torus", 36, 1, &t);
-    for (int i = 0; i < 33; i++)
-        members[i] = i;
-    mf_coll_spec_t c = {.opc = MF_OPC_ALLTOALL, .op = MF_OP_SUM, .dtype = MF_DT_UINT8, .bytes = 8};
-    mf_coll_timing_t tm;
-    int rc = n ? mf_comm_setup(n, 0, 33, members, err, sizeof err) : -1;
-    if (!rc)
-        rc = mf_coll_once(n, &c, 33, members, NULL, NULL, mf_net_now(n), NULL, &tm, err,
-                          sizeof err);
+    const mf_coll_spec_t c = {.opc = MF_OPC_ALLTOALL, .op = MF_OP_SUM, .dtype = MF_DT_UINT8,
+                              .bytes = 8};
+    int rc = run_timing_only(36, 33, &c, 1, err, sizeof err);
     ok(rc != 0 && strstr(err, "at most 32 members"), "alltoall on 33 members refused: %s", err);
-    if (n) {
-        mf_net_destroy(n);
-        mf_topo_free(&t);
-    }
 }
 
 int main(void)

@@ -8,13 +8,15 @@
 # (iallreduce, ...) and >= 1000 in all.  Then modeled time: Iallreduce +
 # compute + Wait must overlap (less than Allreduce + compute by 30 % of
 # the collective's latency) and never end before the modeled completion.
-# All of that with MPIFPGA_NONBLOCKING=1; by default they are MPICH's own.
-# TAP output.
+# Then nb_legal at -n 4 and -n 3: legal programs that hang if a start
+# waits for the other members or the engine stalls on a rank that is not
+# reading (test/mpi/nb_legal.c).  MPIFPGA_NONBLOCKING=0 leaves them to
+# MPICH, counted as disabled.  TAP output.
 . "$(dirname "$0")/mpi/common.sh"
 
 it=40
 for np in 4 3; do
-    withenv "MPIFPGA_REPORT=$tmp/r$np.json MPIFPGA_NONBLOCKING=1" run_ok "nb_coll $it rounds at -n $np" \
+    withenv "MPIFPGA_REPORT=$tmp/r$np.json" run_ok "nb_coll $it rounds at -n $np" \
         "$tmp/n$np" $np nb_coll $it
     each=$((np * it))
     report_ok "-n $np: every nonblocking call offloaded, counted per class" "$tmp/r$np.json" \
@@ -23,7 +25,7 @@ for np in 4 3; do
         "ireduce_scatter.offloaded==$each" "ireduce_scatter_block.offloaded==$each" \
         "ibarrier.offloaded==$each" "allreduce.calls==0" \
         "iallreduce.offloaded+ibcast.offloaded+ireduce.offloaded+iallgather.offloaded+iscatter.offloaded+igather.offloaded+ireduce_scatter.offloaded+ireduce_scatter_block.offloaded+ibarrier.offloaded>=1000"
-    withenv "MPIFPGA_REPORT=$tmp/p$np.json MPIFPGA_NONBLOCKING=1" run_ok "persistent: $it starts at -n $np" \
+    withenv "MPIFPGA_REPORT=$tmp/p$np.json" run_ok "persistent: $it starts at -n $np" \
         "$tmp/p$np" $np nb_coll persist $it
     report_ok "-n $np: every persistent start offloaded, counted per class" "$tmp/p$np.json" \
         "allreduce_init.offloaded==$each" "bcast_init.offloaded==$each" \
@@ -31,15 +33,20 @@ for np in 4 3; do
         "scatter_init.offloaded==$each" "gather_init.offloaded==$each" \
         "reduce_scatter_init.offloaded==$each" "reduce_scatter_block_init.offloaded==$each" \
         "barrier_init.offloaded==$each" "iallreduce.calls==0"
+    withenv "MPIFPGA_REPORT=$tmp/l$np.json" run_ok "legal programs that hang if a start waits, at -n $np" \
+        "$tmp/l$np" $np nb_legal
+    report_ok "-n $np: nb_legal's calls offloaded" "$tmp/l$np.json" \
+        "iallreduce.offloaded>=$((np * 67))" "ibcast.offloaded==$((np * 64))" \
+        "ibarrier.offloaded==$np"
 done
-# Off by default (a start that runs the call could hang a legal program):
-# MPICH's own nonblocking and persistent collectives, counted as disabled.
-withenv "MPIFPGA_REPORT=$tmp/d.json" run_ok "nb_coll by default (MPICH's own) at -n 4" \
+# MPIFPGA_NONBLOCKING=0: MPICH's own nonblocking and persistent collectives,
+# counted as disabled.
+withenv "MPIFPGA_REPORT=$tmp/d.json MPIFPGA_NONBLOCKING=0" run_ok "nb_coll with MPIFPGA_NONBLOCKING=0 (MPICH's own) at -n 4" \
     "$tmp/d" 4 nb_coll 5
-report_ok "default: every MPI_I* call fell back (disabled), right results" "$tmp/d.json" \
+report_ok "MPIFPGA_NONBLOCKING=0: every MPI_I* call fell back (disabled), right results" "$tmp/d.json" \
     "iallreduce.offloaded==0" "iallreduce.fallback.disabled==20" "ibarrier.fallback.disabled==20"
 if [ $LIB = 1 ]; then
-    withenv "MPIFPGA_MODELED_TIME=1 MPIFPGA_NONBLOCKING=1" run_ok "overlap in modeled time at -n 4" "$tmp/o" 4 \
+    withenv "MPIFPGA_MODELED_TIME=1" run_ok "overlap in modeled time at -n 4" "$tmp/o" 4 \
         nb_coll overlap
     grep '^# ' "$tmp/o"
 else

@@ -43,6 +43,7 @@ struct member {
     int grank;
     uint32_t seq;
     int want_baseline; /* COLL flag MF_EM_F_BASELINE */
+    int defer;         /* COLL flag MF_EM_F_DEFER: DATA of the result on FETCH */
     int in_shm;        /* COLL flag MF_EM_F_SHMBUF: send / recv point into it */
     mf_em_coll_t c;   /* c.counts -> counts below */
     uint32_t *counts;
@@ -58,6 +59,15 @@ struct member {
     int status;
     char merr[160];
 };
+
+/* The result of a deferred call, kept until its rank sends FETCH. */
+typedef struct held {
+    int grank;
+    uint32_t seq;
+    uint8_t *buf;
+    uint64_t len;
+    struct held *next;
+} held_t;
 
 /* The calls of one communicator's members, collected until all arrived. */
 struct record {
@@ -75,6 +85,7 @@ struct mf_session {
     uint8_t secret[MF_EM_SECRET_BYTES];
     rank_t **ranks; /* [nranks], allocated by an accepted HELLO */
     record_t *recs;
+    held_t *held;   /* deferred results waiting for FETCH */
     mf_session_out_fn out;
     void *user;
     int verbose;
@@ -251,6 +262,12 @@ void mf_session_destroy(mf_session_t *s)
         return;
     while (s->recs)
         record_free(s, s->recs);
+    while (s->held) {
+        held_t *h = s->held;
+        s->held = h->next;
+        free(h->buf);
+        free(h);
+    }
     for (int g = 0; g < s->nranks; g++) {
         if (!s->ranks[g])
             continue;
@@ -304,6 +321,7 @@ static void welcome_shape(const mf_session_t *s, mf_em_welcome_t *w)
     w->ppn = (uint32_t)t->ppn;
     w->pid = (uint32_t)getpid();
     w->cycle_ns = mf_params_cycle_ns(p);
+    w->dma_bytes_per_cycle = p->dma_phits_per_cycle * (uint32_t)mf_params_phit_bytes(p);
     textf(w->params, sizeof w->params, "%s", p->name);
     mf_topo_describe(t, w->topo, sizeof w->topo);
 }
@@ -396,7 +414,7 @@ static rank_t *live_rank(mf_session_t *s, const mf_em_hdr_t *h)
 {
     static const char *const names[MF_EM_TYPE_COUNT] = {
         "?", "HELLO", "WELCOME", "CT_CONFIG", "CT_FREE", "COLL", "DATA", "RESULT", "BYE",
-        "SHMBUF"};
+        "SHMBUF", "FETCH"};
     if (h->grank < (uint32_t)s->nranks && s->ranks[h->grank])
         return s->ranks[h->grank];
     logmsg("%s from rank %u, which has not been accepted by a HELLO: ignored", names[h->type],
@@ -807,10 +825,26 @@ static uint64_t *baseline_lat(mf_session_t *s, const record_t *rec)
     return lat;
 }
 
+/* The member's result DATA: now, or on FETCH for a deferred call (the
+ * buffer moves to the held list).  0, or -1 if it cannot be sent / kept. */
+static int deliver(mf_session_t *s, member_t *m)
+{
+    if (!m->defer || !m->c.recv_bytes)
+        return send_data(s, m->grank, m->seq, m->recv, m->c.recv_bytes);
+    held_t *h = malloc(sizeof *h);
+    if (!h)
+        return -1;
+    *h = (held_t){.grank = m->grank, .seq = m->seq, .buf = m->recv, .len = m->c.recv_bytes,
+                  .next = s->held};
+    m->recv = NULL;
+    s->held = h;
+    return 0;
+}
+
 /* DATA of the receive buffer, then RESULT, to each member: its own time
  * (completion - its entry), the call's (last completion - first entry)
  * and, if asked for, its baseline time. */
-static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
+static int send_results(mf_session_t *s, record_t *rec, uint64_t at)
 {
     uint64_t end = at, *bl = baseline_lat(s, rec);
     int rc = 0;
@@ -818,7 +852,7 @@ static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
         if (rec->m[i].complete > end)
             end = rec->m[i].complete;
     for (int i = 0; i < rec->size; i++) {
-        const member_t *m = &rec->m[i];
+        member_t *m = &rec->m[i];
         mf_em_result_t r = {.status = m->status ? -1 : 0, .cycle_ns = cycle_ns(s),
                             .net_cycles = end - at, .rank_cycles = m->complete - m->at};
         if (m->status) {
@@ -828,7 +862,7 @@ static int send_results(mf_session_t *s, const record_t *rec, uint64_t at)
         } else {
             r.recv_bytes = m->c.recv_bytes;
             r.baseline_cycles = bl ? bl[i] : 0;
-            if (!m->in_shm && send_data(s, m->grank, m->seq, m->recv, m->c.recv_bytes))
+            if (!m->in_shm && deliver(s, m))
                 rc = -1;
         }
         if (send_result(s, m->grank, m->seq, &r))
@@ -937,11 +971,19 @@ static int member_arrive(mf_session_t *s, member_t *m)
 
 /* ---- COLL / DATA -------------------------------------------------------- */
 
+/* The record this member's call belongs to: the oldest of its communicator
+ * whose slot for it is free (a rank's calls on one communicator arrive in
+ * its program order, so its k-th outstanding call meets the others' k-th),
+ * else a new one at the end. */
 static record_t *record_get(mf_session_t *s, const mf_em_coll_t *c)
 {
-    for (record_t *r = s->recs; r; r = r->next)
-        if (r->ctx == c->hdr.ctx && r->global0 == c->global0)
+    record_t **tail = &s->recs;
+    for (record_t *r = s->recs; r; r = r->next) {
+        if (r->ctx == c->hdr.ctx && r->global0 == c->global0 &&
+            (c->comm_rank >= r->size || !r->m[c->comm_rank].present))
             return r;
+        tail = &r->next;
+    }
     record_t *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
@@ -953,8 +995,7 @@ static record_t *record_get(mf_session_t *s, const mf_em_coll_t *c)
     r->ctx = c->hdr.ctx;
     r->global0 = c->global0;
     r->size = c->comm_size;
-    r->next = s->recs;
-    s->recs = r;
+    *tail = r;
     return r;
 }
 
@@ -981,7 +1022,8 @@ static void member_fill(member_t *m, record_t *rec, const rank_t *r, int g,
                         const mf_em_hdr_t *h, const mf_em_coll_t *c)
 {
     *m = (member_t){.present = 1, .grank = g, .seq = h->seq, .c = *c, .rec = rec,
-                    .want_baseline = (h->flags & MF_EM_F_BASELINE) != 0};
+                    .want_baseline = (h->flags & MF_EM_F_BASELINE) != 0,
+                    .defer = (h->flags & MF_EM_F_DEFER) != 0};
     m->c.counts = NULL;
     if (c->vote != MF_FB_NONE)
         return; /* no DATA follows a vote */
@@ -1031,13 +1073,6 @@ static int on_coll(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, si
         return send_error(s, g, h->seq, text), -1;
     }
     member_t *m = &rec->m[c.comm_rank];
-    if (m->present) {
-        textf(text, sizeof text,
-                 "%s: comm rank %u of context %u is taken by rank %d's call %u, which has not "
-                 "completed: a rank sends its next COLL only after the previous RESULT",
-                 mpi_name(c.hdr.opcode), c.comm_rank, c.hdr.ctx, m->grank, m->seq);
-        return send_error(s, g, h->seq, text), -1;
-    }
     member_fill(m, rec, r, g, h, &c);
     m->rank_next = r->calls;
     r->calls = m;
@@ -1123,6 +1158,26 @@ static int on_shmbuf(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, 
                 "SHMBUF");
 }
 
+/* ---- FETCH ------------------------------------------------------------- */
+
+static int on_fetch(mf_session_t *s, const mf_em_hdr_t *h)
+{
+    if (!live_rank(s, h))
+        return -1;
+    for (held_t **p = &s->held; *p; p = &(*p)->next) {
+        held_t *x = *p;
+        if (x->grank != (int)h->grank || x->seq != h->seq)
+            continue;
+        *p = x->next;
+        int rc = send_data(s, x->grank, x->seq, x->buf, x->len);
+        free(x->buf);
+        free(x);
+        return rc;
+    }
+    logmsg("FETCH from rank %u for call %u, which has no result held: ignored", h->grank, h->seq);
+    return -1;
+}
+
 /* ---- dispatch ----------------------------------------------------------- */
 
 int mf_session_handle(mf_session_t *s, const uint8_t *msg, size_t len)
@@ -1140,6 +1195,7 @@ int mf_session_handle(mf_session_t *s, const uint8_t *msg, size_t len)
     case MF_EM_DATA: return on_data(s, &h, msg, len);
     case MF_EM_BYE: return on_bye(s, &h);
     case MF_EM_SHMBUF: return on_shmbuf(s, &h, msg, len);
+    case MF_EM_FETCH: return on_fetch(s, &h);
     default:
         logmsg("rank %u sent a %s message, which only the engine sends: ignored", h.grank,
                h.type == MF_EM_WELCOME ? "WELCOME" : "RESULT");

@@ -26,12 +26,14 @@
 #include "net/topo.h"
 #include "params/params.h"
 #include "server/bind.h"
+#include "server/outbox.h"
 #include "server/session.h"
 #include "transport/fabric.h"
 
 #define PROG "mpifpga-switchd"
 #define RECV_TIMEOUT_MS 1000
 #define NRX 256
+#define OUTBOX_RETRY_MS 1
 
 typedef struct {
     int nranks, ppn, ppn_given;
@@ -49,6 +51,7 @@ typedef struct {
 typedef struct {
     mf_fab_t *fab;
     peer_t *peers; /* [MF_MAX_RANKS], by global rank */
+    mf_outbox_t *out; /* what a rank that is not reading has yet to get */
 } engine_t;
 
 static volatile sig_atomic_t stop_signal;
@@ -213,7 +216,7 @@ static int send_out(void *user, int grank, const uint8_t *msg, size_t len)
         fprintf(stderr, PROG ": no address for rank %d: message dropped\n", grank);
         return -1;
     }
-    if (mf_fab_send(e->fab, e->peers[grank].peer, msg, len, err, sizeof err)) {
+    if (mf_outbox_send(e->out, grank, e->peers[grank].peer, msg, len, err, sizeof err)) {
         fprintf(stderr, PROG ": send to rank %d: %s\n", grank, err);
         return -1;
     }
@@ -262,15 +265,38 @@ static int watched_gone(const opts_t *o)
     return o->watch_pid > 0 && kill(o->watch_pid, 0) != 0 && errno == ESRCH;
 }
 
+/* What waits for ranks at the end goes out within 5 s.  0, or -1 with err. */
+static int last_words(engine_t *e, char *err, size_t len)
+{
+    for (int ms = 0; ms < 5000; ms += OUTBOX_RETRY_MS) {
+        long left = mf_outbox_flush(e->out, err, len);
+        if (left <= 0)
+            return (int)left;
+        const uint8_t *msg;
+        void *token;
+        if (mf_fab_recv(e->fab, OUTBOX_RETRY_MS, &msg, &token, err, len) > 0)
+            mf_fab_release(e->fab, token); /* the job is over: nothing more to handle */
+    }
+    snprintf(err, len, "messages for ranks that stopped reading were dropped");
+    return -1;
+}
+
 /* Receive and handle messages until every rank said BYE, a signal, or the
  * watched process is gone.  0, or 1 on a transport error. */
 static int serve(const opts_t *o, engine_t *e, mf_session_t *s)
 {
     char err[256];
+    long waiting = 0;
     while (!stop_signal) {
         const uint8_t *msg;
         void *token;
-        ssize_t n = mf_fab_recv(e->fab, RECV_TIMEOUT_MS, &msg, &token, err, sizeof err);
+        /* messages waiting for a rank to read: retry them often */
+        int timeout = waiting ? OUTBOX_RETRY_MS : RECV_TIMEOUT_MS;
+        ssize_t n = mf_fab_recv(e->fab, timeout, &msg, &token, err, sizeof err);
+        if (n >= 0 && (waiting = mf_outbox_flush(e->out, err, sizeof err)) < 0) {
+            fprintf(stderr, PROG ": send: %s\n", err);
+            waiting = 0;
+        }
         if (n < 0) {
             if (stop_signal)
                 break;
@@ -290,6 +316,7 @@ static int serve(const opts_t *o, engine_t *e, mf_session_t *s)
         mf_session_handle(s, msg, (size_t)n); /* logs its own errors */
         mf_fab_hold_wakeups(e->fab, 0);
         mf_fab_release(e->fab, token);
+        waiting = mf_outbox_flush(e->out, err, sizeof err);
         if (mf_session_done(s)) {
             note(o, "every rank said BYE: exiting");
             return 0;
@@ -385,8 +412,13 @@ int main(int argc, char **argv)
     mf_topo_describe(&t, topo, sizeof topo);
     note(&o, "%d ranks on %s (%d nodes x %d), params %s, provider %s", o.nranks, topo, t.nnodes,
          t.ppn, p.name, mf_fab_provider(e.fab));
+    e.out = mf_outbox_create(e.fab, o.nranks);
+    if (!e.out) {
+        fprintf(stderr, PROG ": out of memory starting the engine\n");
+        goto out;
+    }
     rc = serve(&o, &e, s);
-    if (mf_fab_flush(e.fab, 5000, err, sizeof err))
+    if (last_words(&e, err, sizeof err) || mf_fab_flush(e.fab, 5000, err, sizeof err))
         fprintf(stderr, PROG ": last replies may be lost: %s\n", err);
 out:
     if (e.fab && o.addr_file)
@@ -394,6 +426,7 @@ out:
     if (e.fab)
         mf_fab_close(e.fab);
     mf_session_destroy(s);
+    mf_outbox_destroy(e.out);
     free(e.peers);
     mf_net_destroy(net);
     mf_topo_free(&t);

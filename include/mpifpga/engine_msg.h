@@ -19,7 +19,8 @@
 
 #include "mpifpga/wire.h"
 
-#define MF_EM_VERSION 4 /* 2: RESULT carries baseline_cycles; 3: SHMBUF; 4: HELLO secret */
+#define MF_EM_VERSION 5 /* 2: RESULT carries baseline_cycles; 3: SHMBUF; 4: HELLO secret;
+                          5: several calls outstanding per rank, WELCOME's DMA rate */
 #define MF_EM_SECRET_BYTES 16 /* per-job secret in HELLO (MPIFPGA_JOB_SECRET, 32 hex) */
 #define MF_EM_MAX 65536u   /* bytes per transport message, header included */
 #define MF_EM_HDR_BYTES 16
@@ -36,6 +37,12 @@
  * result written at mf_em_shmbuf_recv_off(send_bytes).  No DATA follows
  * the COLL or precedes the RESULT. */
 #define MF_EM_F_SHMBUF 0x02u
+/* mf_em_hdr_t.flags of a COLL: a nonblocking or persistent start -- the
+ * rank may not read for a long time.  The engine sends the RESULT when the
+ * call completes but keeps its result DATA until the rank sends FETCH for
+ * it (a message too large for the provider to buffer must not wait at a
+ * rank that is not reading: it stalls the engine's other sends). */
+#define MF_EM_F_DEFER 0x04u
 
 typedef enum {
     MF_EM_HELLO = 1,  /* rank -> engine: version, nranks, fwd entry, address */
@@ -47,6 +54,7 @@ typedef enum {
     MF_EM_RESULT,     /* engine -> rank: the call completed / falls back / failed */
     MF_EM_BYE,        /* rank -> engine: this rank finalizes */
     MF_EM_SHMBUF,     /* rank -> engine: map my payload buffer; engine -> rank: done? */
+    MF_EM_FETCH,      /* rank -> engine: send the DATA of deferred call seq now (header only) */
     MF_EM_TYPE_COUNT
 } mf_em_type_t;
 
@@ -71,7 +79,7 @@ const char *mf_fb_name(mf_fb_reason_t r); /* "datatype", "ct_full", ... */
 /* Common header (16 bytes). */
 typedef struct {
     uint8_t type;   /* mf_em_type_t */
-    uint8_t flags;  /* COLL: MF_EM_F_BASELINE, MF_EM_F_SHMBUF; else reserved, 0 */
+    uint8_t flags;  /* COLL: MF_EM_F_BASELINE, MF_EM_F_SHMBUF, MF_EM_F_DEFER; else 0 */
     uint16_t pad;
     uint32_t grank; /* global rank of the sender (rank -> engine) or addressee */
     uint32_t seq;   /* the rank's call number (COLL / DATA / RESULT) */
@@ -92,6 +100,7 @@ typedef struct {
     int32_t status;   /* 0 accepted, else refused (text says why) */
     uint32_t nranks, nnodes, ppn;
     uint32_t pid;     /* engine process */
+    uint32_t dma_bytes_per_cycle; /* processor DMA rate: a rank's outstanding calls share it */
     double cycle_ns;  /* modeled clock period */
     char params[32];  /* parameter set name */
     char topo[64];    /* mf_topo_describe */

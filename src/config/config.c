@@ -222,7 +222,7 @@ static const var_t vars[] = {
     {"MPIFPGA_VERBOSE", "0", F(verbose), parse_verbose, "1: summary on stderr at MPI_Finalize; 2: also warnings per communicator"},
     {"MPIFPGA_REPORT", "", F(report), parse_str, "write the run report as JSON to this path at MPI_Finalize"},
     {"MPIFPGA_INSTANCES", "0", F(instances), parse_bool, "per call site of each collective: calls, bytes, host and modeled times (in the report)"},
-    {"MPIFPGA_NONBLOCKING", "0", F(nonblocking), parse_bool, "offload MPI_I* collectives and persistent starts (they run when started: a program that waits on another rank between start and completion can hang)"},
+    {"MPIFPGA_NONBLOCKING", "1", F(nonblocking), parse_bool, "offload MPI_I* collectives and persistent starts (0: MPICH runs them)"},
     {"MPIFPGA_PROFILE", "0", F(profile), parse_bool, "profile mode: no offload, every call runs in MPI and is measured per call site"},
 };
 #undef F

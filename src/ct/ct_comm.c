@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "intercept/host.h"
+#include "intercept/nb_op.h"
 #include "mpifpga/ct.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -22,8 +23,9 @@ static int warned_full;
 static int delete_state(MPI_Comm comm, int key, void *attr, void *extra)
 {
     mf_comm_t *c = attr;
-    (void)comm, (void)key, (void)extra;
+    (void)key, (void)extra;
     if (c->ctx >= 0) {
+        mf_nb_drain(comm); /* its outstanding calls need the CT row */
         slots_used &= ~(1u << c->ctx);
         char err[256];
         if (mf_host.dev_open && mf_host.dev.ops->ct_free(&mf_host.dev, c->ctx, err, sizeof err))

@@ -24,6 +24,16 @@ int mf_engine_pid_gone(int pid)
     return end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
 }
 
+int mf_dev_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r)
+{
+    uint32_t ticket;
+    *r = (mf_dev_result_t){.status = MF_DEV_ERROR};
+    if (d->ops->post(d, c, &ticket, r->text, sizeof r->text))
+        return -1;
+    int rc = d->ops->poll(d, ticket, -1, r);
+    return rc == 1 ? 0 : -1;
+}
+
 const mf_device_ops_t *mf_device_lookup(const char *name)
 {
     if (!strcmp(name, "model"))

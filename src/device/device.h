@@ -37,6 +37,8 @@ typedef struct {
     uint64_t entry_ns;       /* modeled time: virtual time at entry (ns), 0 none */
     const char *mpi_name;    /* for messages: "MPI_Allreduce" */
     int want_baseline;       /* nonzero: also get the modeled baseline time (baseline_us) */
+    int defer;               /* a nonblocking / persistent start: the rank may not read for
+                                long, so the result waits in the engine until polled */
 } mf_dev_call_t;
 
 typedef enum { MF_DEV_DONE = 0, MF_DEV_FALLBACK = 1, MF_DEV_ERROR = -1 } mf_dev_status_t;
@@ -62,8 +64,18 @@ typedef struct {
                 int port, const mf_config_t *cfg, char *err, size_t len);
     int (*ct_config)(mf_device_t *d, int ctx, const mf_ct_entry_t *e, char *err, size_t len);
     int (*ct_free)(mf_device_t *d, int ctx, char *err, size_t len);
-    /* Run one call to completion (or fallback / error verdict). */
-    int (*coll)(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r);
+    /* Post one call: its processor header and payload leave at once, and
+     * *ticket names it until its verdict is taken.  Several calls may be
+     * outstanding; the device keeps c->recv and c->recv_bytes (the result
+     * lands there whenever the engine sends it) and nothing else of c.
+     * 0, or -1 with err (nothing posted). */
+    int (*post)(mf_device_t *d, const mf_dev_call_t *c, uint32_t *ticket, char *err,
+                size_t len);
+    /* The verdict of posted call `ticket`, waiting for it up to timeout_ms
+     * (0: only what already came; < 0: until it comes).  1: done, *r filled
+     * and the ticket forgotten; 0: not yet; -1: r->text says what failed
+     * (the device is then unusable). */
+    int (*poll)(mf_device_t *d, uint32_t ticket, int timeout_ms, mf_dev_result_t *r);
     void (*close)(mf_device_t *d); /* says goodbye, frees */
     /* Text for mpifpga-info / the report: "engine tcp;ofi_rxm/... (torus ...)". */
     const char *(*describe)(mf_device_t *d);
@@ -72,10 +84,15 @@ typedef struct {
 struct mf_device {
     const mf_device_ops_t *ops;
     void *priv;
+    double dma_bytes_per_ns; /* the processor DMA's rate (set by open; 0 unknown) */
 };
 
 extern const mf_device_ops_t mf_device_model_ops;
 extern const mf_device_ops_t mf_device_fpga_ops;
+
+/* Run one call to completion (or fallback / error verdict): post, then
+ * poll until its verdict.  0, or -1 with r->text. */
+int mf_dev_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r);
 
 /* The ops table named by MPIFPGA_DEVICE. */
 const mf_device_ops_t *mf_device_lookup(const char *name);

@@ -3,7 +3,7 @@
  * (hwloc, Xilinx PCI vendor 0x10ee); this build has no board driver, so
  * open() reports what it found and fails, and every call falls back to MPI
  * with reason engine_unavailable.  A driver would fill in ct_config /
- * ct_free / coll with the same engine messages the model device sends.
+ * ct_free / post / poll with the same engine messages the model device sends.
  */
 #include <stdio.h>
 
@@ -40,11 +40,18 @@ static int fpga_ct_free(mf_device_t *d, int ctx, char *err, size_t len)
     return snprintf(err, len, "fpga device not open"), -1;
 }
 
-static int fpga_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r)
+static int fpga_post(mf_device_t *d, const mf_dev_call_t *c, uint32_t *ticket, char *err,
+                     size_t len)
 {
-    (void)d, (void)c;
-    *r = (mf_dev_result_t){.status = MF_DEV_FALLBACK, .reason = MF_FB_ENGINE};
-    return 0;
+    (void)d, (void)c, (void)ticket;
+    return snprintf(err, len, "fpga device not open"), -1;
+}
+
+static int fpga_poll(mf_device_t *d, uint32_t ticket, int timeout_ms, mf_dev_result_t *r)
+{
+    (void)d, (void)ticket, (void)timeout_ms;
+    snprintf(r->text, sizeof r->text, "fpga device not open");
+    return -1;
 }
 
 static void fpga_close(mf_device_t *d) { (void)d; }
@@ -59,7 +66,8 @@ const mf_device_ops_t mf_device_fpga_ops = {
     .open = fpga_open,
     .ct_config = fpga_ct_config,
     .ct_free = fpga_ct_free,
-    .coll = fpga_coll,
+    .post = fpga_post,
+    .poll = fpga_poll,
     .close = fpga_close,
     .describe = fpga_describe,
 };

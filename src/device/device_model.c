@@ -1,10 +1,13 @@
 /*
  * The "model" device: collectives go to mpifpga-switchd, which runs them
  * in the modeled switch network (include/mpifpga/engine_msg.h over
- * src/transport/fabric.h).  One call at a time per rank: COLL, the
- * payload as DATA chunks, then wait for the result's DATA and RESULT.
- * With the engine on this host the payload goes through a shared buffer
- * instead (src/transport/shmbuf.h): COLL, then RESULT, no DATA.
+ * src/transport/fabric.h).  A call is posted as COLL and its payload as
+ * DATA chunks; its result comes back as DATA and RESULT, tagged with the
+ * call's sequence number, whenever the rank next reads (several calls may
+ * be outstanding: nonblocking and persistent collectives).  With the
+ * engine on this host the payload of a call posted while none is
+ * outstanding goes through a shared buffer instead
+ * (src/transport/shmbuf.h): COLL, then RESULT, no DATA.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,20 @@
 
 #define WAIT_SLICE_MS 1000 /* how often a waiting rank checks the engine is alive */
 #define SHM_MIN (1u << 20) /* smallest payload buffer: small calls never regrow it */
+
+/* A posted call waiting for its verdict. */
+typedef struct {
+    uint32_t seq;
+    int used;
+    int shm;       /* its payload is in the shared buffer, not in DATA */
+    int defer;     /* its result DATA comes when asked for (FETCH) */
+    int fetched;
+    void *recv;    /* room for recv_bytes of result (NULL: not wanted) */
+    uint64_t recv_bytes, send_bytes;
+    int have_result;
+    mf_em_result_t res;
+    uint64_t got;  /* result bytes received */
+} pend_t;
 
 typedef struct {
     mf_fab_t *fab;
@@ -31,6 +48,10 @@ typedef struct {
     uint64_t shm_max;        /* largest one to try; 0: payloads go in DATA */
     int verbose;
     char desc[1024];
+    pend_t *pend;            /* posted calls (used ones), npend slots */
+    int npend;
+    int outstanding;         /* posted calls without a verdict taken */
+    char call_name[48];      /* the last call posted, for messages */
     uint8_t msg[MF_EM_MAX];
 } model_t;
 
@@ -74,10 +95,10 @@ static int send_msg(model_t *m, size_t n, char *err, size_t len)
 /* One message within a wait slice: its length, 0 if none came and the
  * engine is alive, -1 on an error or when the engine is gone ("exited
  * `during` [call]"; the text is only formatted then). */
-static ssize_t recv_slice(model_t *m, const char *during, const char *call,
+static ssize_t recv_slice(model_t *m, const char *during, const char *call, int wait_ms,
                           const uint8_t **msg, void **tok, char *err, size_t len)
 {
-    ssize_t n = mf_fab_recv(m->fab, WAIT_SLICE_MS, msg, tok, err, len);
+    ssize_t n = mf_fab_recv(m->fab, wait_ms, msg, tok, err, len);
     if (n == 0 && engine_gone(m)) {
         char what[96];
         snprintf(what, sizeof what, "%s%s", during, call ? call : "");
@@ -92,7 +113,7 @@ static int wait_welcome(model_t *m, int timeout_s, char *err, size_t len)
     for (int waited = 0; waited < timeout_s * 1000; waited += WAIT_SLICE_MS) {
         const uint8_t *msg;
         void *tok;
-        ssize_t n = recv_slice(m, "before this rank connected", NULL, &msg, &tok, err, len);
+        ssize_t n = recv_slice(m, "before this rank connected", NULL, WAIT_SLICE_MS, &msg, &tok, err, len);
         if (n < 0)
             return -1;
         if (n == 0)
@@ -179,6 +200,8 @@ static int model_open(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int
     if (hello(m, nranks, node, port, err, len) || wait_welcome(m, timeout_s, err, len))
         return -1;
     mf_fab_set_send_timeout(m->fab, 0); /* a busy engine may take long to read */
+    if (m->welcome.cycle_ns > 0)
+        d->dma_bytes_per_ns = m->welcome.dma_bytes_per_cycle / m->welcome.cycle_ns;
     snprintf(m->desc, sizeof m->desc,
              "switch engine pid %d at %s: %s, %u nodes x %u ranks, params %s, %.3f ns/cycle",
              (int)m->welcome.pid, loc->addr, m->welcome.topo, m->welcome.nnodes,
@@ -215,7 +238,8 @@ static int shm_reply(model_t *m, mf_em_shmbuf_t *b, char *err, size_t len)
     for (;;) {
         const uint8_t *msg;
         void *tok;
-        ssize_t n = recv_slice(m, "while mapping this rank's payload buffer", NULL, &msg, &tok, err,
+        ssize_t n = recv_slice(m, "while mapping this rank's payload buffer", NULL, WAIT_SLICE_MS,
+                               &msg, &tok, err,
                                len);
         if (n < 0)
             return -1;
@@ -289,7 +313,7 @@ static int send_call(model_t *m, const mf_dev_call_t *c, int shm, char *err, siz
 {
     mf_em_hdr_t h = {.type = MF_EM_COLL, .grank = (uint32_t)m->grank, .seq = m->seq,
                      .flags = (c->want_baseline ? MF_EM_F_BASELINE : 0) |
-                              (shm ? MF_EM_F_SHMBUF : 0)};
+                              (shm ? MF_EM_F_SHMBUF : 0) | (c->defer ? MF_EM_F_DEFER : 0)};
     mf_em_coll_t b = {.hdr = c->hdr, .vote = (uint8_t)c->vote,
                       .comm_size = (uint16_t)c->comm_size, .comm_rank = (uint16_t)c->comm_rank,
                       .global0 = (uint16_t)c->global0,
@@ -318,103 +342,201 @@ static int send_call(model_t *m, const mf_dev_call_t *c, int shm, char *err, siz
     return 0;
 }
 
-typedef struct {
-    int shm;       /* the result is in the shared buffer, not in DATA */
-    int have_result;
-    mf_em_result_t res;
-    uint64_t got;  /* result bytes received */
-} wait_t;
+
+static pend_t *pend_find(model_t *m, uint32_t seq)
+{
+    for (int i = 0; i < m->npend; i++)
+        if (m->pend[i].used && m->pend[i].seq == seq)
+            return &m->pend[i];
+    return NULL;
+}
+
+static pend_t *pend_new(model_t *m)
+{
+    for (int i = 0; i < m->npend; i++)
+        if (!m->pend[i].used)
+            return &m->pend[i];
+    int n = m->npend ? 2 * m->npend : 8;
+    pend_t *p = realloc(m->pend, (size_t)n * sizeof *p);
+    if (!p)
+        return NULL;
+    memset(p + m->npend, 0, (size_t)(n - m->npend) * sizeof *p);
+    int first_new = m->npend;
+    m->pend = p;
+    m->npend = n;
+    return &p[first_new];
+}
 
 /* The result the engine wrote into the shared buffer, to the caller. */
-static int shm_result(model_t *m, const mf_dev_call_t *c, wait_t *w, char *err, size_t len)
+static int shm_result(model_t *m, pend_t *p, char *err, size_t len)
 {
-    uint64_t n = w->res.recv_bytes;
-    if (n > c->recv_bytes)
+    uint64_t n = p->res.recv_bytes;
+    if (n > p->recv_bytes)
         return snprintf(err, len, "the engine wrote %llu result bytes, %llu expected",
-                        (unsigned long long)n, (unsigned long long)c->recv_bytes), -1;
-    if (c->recv && n) /* NULL: the caller does not want this result */
-        memcpy(c->recv, m->shm.base + mf_em_shmbuf_recv_off(c->send_bytes), (size_t)n);
-    w->got = n;
+                        (unsigned long long)n, (unsigned long long)p->recv_bytes), -1;
+    if (p->recv && n) /* NULL: the caller does not want this result */
+        memcpy(p->recv, m->shm.base + mf_em_shmbuf_recv_off(p->send_bytes), (size_t)n);
+    p->got = n;
     return 0;
 }
 
-/* Account one engine message for the call in flight. */
-static int take_msg(model_t *m, const mf_dev_call_t *c, const uint8_t *msg, size_t n, wait_t *w,
-                    char *err, size_t len)
+/* Account one engine message to the posted call it names. */
+static int take_msg(model_t *m, const uint8_t *msg, size_t n, char *err, size_t len)
 {
     mf_em_hdr_t h;
-    if (mf_em_unpack_hdr(msg, n, &h) || h.seq != m->seq) {
-        snprintf(err, len, "unexpected message from the engine (type %u, call %u, expected %u)",
-                 msg[0], h.seq, m->seq);
+    pend_t *p = NULL;
+    if (mf_em_unpack_hdr(msg, n, &h) || !(p = pend_find(m, h.seq))) {
+        snprintf(err, len, "unexpected message from the engine (type %u, call %u, which is not "
+                 "outstanding)", msg[0], h.seq);
         return -1;
     }
     if (h.type == MF_EM_RESULT) {
-        if (mf_em_unpack_result(msg, n, &w->res))
+        if (mf_em_unpack_result(msg, n, &p->res))
             return snprintf(err, len, "malformed RESULT from the engine"), -1;
-        w->have_result = 1;
-        return w->shm && w->res.status == 0 ? shm_result(m, c, w, err, len) : 0;
+        p->have_result = 1;
+        return p->shm && p->res.status == 0 ? shm_result(m, p, err, len) : 0;
     }
     const uint8_t *data;
     size_t dn;
     uint64_t off = mf_em_chunk_off(h.off);
     if (h.type != MF_EM_DATA || mf_em_unpack_data(msg, n, &data, &dn) ||
-        off + dn > c->recv_bytes) {
+        off + dn > p->recv_bytes) {
         snprintf(err, len, "malformed or out-of-range result data from the engine");
         return -1;
     }
-    if (c->recv) /* NULL: the caller does not want this result */
-        memcpy((uint8_t *)c->recv + off, data, dn);
-    w->got += dn;
+    if (p->recv) /* NULL: the caller does not want this result */
+        memcpy((uint8_t *)p->recv + off, data, dn);
+    p->got += dn;
     return 0;
 }
 
-static int wait_result(model_t *m, const mf_dev_call_t *c, wait_t *w, char *err, size_t len)
+static int pend_done(const pend_t *p)
 {
-    while (!w->have_result || (w->res.status == 0 && w->got < w->res.recv_bytes)) {
+    return p->have_result && (p->res.status != 0 || p->got >= p->res.recv_bytes);
+}
+
+/* Read what the engine sent, waiting up to timeout_ms for the first
+ * message (< 0: one wait slice); then whatever else already came. */
+static int progress(model_t *m, int timeout_ms, const char *call, char *err, size_t len)
+{
+    int wait = timeout_ms < 0 ? WAIT_SLICE_MS : timeout_ms;
+    for (;;) {
         const uint8_t *msg;
         void *tok;
-        ssize_t n = recv_slice(m, "during ", c->mpi_name, &msg, &tok, err, len);
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            continue;
-        int rc = take_msg(m, c, msg, (size_t)n, w, err, len);
+        ssize_t n = wait ? recv_slice(m, "during ", call, wait, &msg, &tok, err, len)
+                         : mf_fab_recv(m->fab, 0, &msg, &tok, err, len);
+        if (n <= 0)
+            return (int)n;
+        int rc = take_msg(m, msg, (size_t)n, err, len);
         mf_fab_release(m->fab, tok);
         if (rc)
             return -1;
+        wait = 0;
     }
+}
+
+/* Every message of the call has reached the engine.  The caller may not
+ * drive this endpoint again for long (a nonblocking start returns to the
+ * program), and some providers move a large message only while both
+ * sides progress (libfabric shm's segmented copies).  The engine always
+ * reads, so this wait is short. */
+static int flush_sends(model_t *m, const char *call, char *err, size_t len)
+{
+    for (;;) {
+        if (mf_fab_flush(m->fab, WAIT_SLICE_MS, err, len) == 0)
+            return 0;
+        if (engine_gone(m)) {
+            char what[96];
+            snprintf(what, sizeof what, "while this rank was posting %s", call ? call : "a call");
+            gone_msg(m, what, err, len);
+            return -1;
+        }
+    }
+}
+
+static int model_post(mf_device_t *d, const mf_dev_call_t *c, uint32_t *ticket, char *err,
+                      size_t len)
+{
+    model_t *m = M(d);
+    /* the shared buffer holds one call's payload, and grows only between calls */
+    int shm = m->outstanding ? 0 : use_shm(m, c, err, len);
+    if (shm < 0)
+        return -1;
+    pend_t *p = pend_new(m);
+    if (!p)
+        return snprintf(err, len, "out of memory for an outstanding call"), -1;
+    m->seq++;
+    mf_fab_hold_wakeups(m->fab, 1); /* header and data: one wake-up of the engine */
+    int sent = send_call(m, c, shm, err, len);
+    mf_fab_hold_wakeups(m->fab, 0);
+    if (sent || flush_sends(m, c->mpi_name, err, len))
+        return -1;
+    *p = (pend_t){.used = 1, .seq = m->seq, .shm = shm, .defer = c->defer, .recv = c->recv,
+                  .recv_bytes = c->vote ? 0 : c->recv_bytes,
+                  .send_bytes = c->vote ? 0 : c->send_bytes};
+    snprintf(m->call_name, sizeof m->call_name, "%s", c->mpi_name ? c->mpi_name : "a call");
+    m->outstanding++;
+    *ticket = m->seq;
     return 0;
 }
 
-static int model_coll(mf_device_t *d, const mf_dev_call_t *c, mf_dev_result_t *r)
+/* The verdict of a finished call, into r. */
+static int verdict(const pend_t *p, mf_dev_result_t *r)
 {
-    model_t *m = M(d);
-    wait_t w = {0};
-    *r = (mf_dev_result_t){.status = MF_DEV_ERROR};
-    w.shm = use_shm(m, c, r->text, sizeof r->text);
-    if (w.shm < 0)
-        return -1;
-    m->seq++;
-    mf_fab_hold_wakeups(m->fab, 1); /* header and data: one wake-up of the engine */
-    int sent = send_call(m, c, w.shm, r->text, sizeof r->text);
-    mf_fab_hold_wakeups(m->fab, 0);
-    if (sent || wait_result(m, c, &w, r->text, sizeof r->text))
-        return -1;
-    if (w.res.status == 1) {
+    const mf_em_result_t *res = &p->res;
+    if (res->status == 1) {
         r->status = MF_DEV_FALLBACK;
-        r->reason = w.res.reason < MF_FB_COUNT ? (mf_fb_reason_t)w.res.reason : MF_FB_DATATYPE;
-        return 0;
+        r->reason = res->reason < MF_FB_COUNT ? (mf_fb_reason_t)res->reason : MF_FB_DATATYPE;
+        return 1;
     }
-    if (w.res.status != 0) {
-        snprintf(r->text, sizeof r->text, "%s", w.res.text);
-        return -1;
+    if (res->status != 0) {
+        r->status = MF_DEV_ERROR;
+        snprintf(r->text, sizeof r->text, "%s", res->text);
+        return 1;
     }
     r->status = MF_DEV_DONE;
-    r->shm = w.shm;
-    r->net_us = (double)w.res.net_cycles * w.res.cycle_ns / 1000.0;
-    r->rank_us = (double)w.res.rank_cycles * w.res.cycle_ns / 1000.0;
-    r->baseline_us = (double)w.res.baseline_cycles * w.res.cycle_ns / 1000.0;
-    return 0;
+    r->shm = p->shm;
+    r->net_us = (double)res->net_cycles * res->cycle_ns / 1000.0;
+    r->rank_us = (double)res->rank_cycles * res->cycle_ns / 1000.0;
+    r->baseline_us = (double)res->baseline_cycles * res->cycle_ns / 1000.0;
+    return 1;
+}
+
+static int need_fetch(const pend_t *p)
+{
+    return p->defer && !p->fetched && p->have_result && p->res.status == 0 && !p->shm &&
+           p->got < p->res.recv_bytes;
+}
+
+/* Ask for a deferred call's result DATA; the engine sends it at once. */
+static int fetch(model_t *m, pend_t *p, char *err, size_t len)
+{
+    mf_em_hdr_t h = {.type = MF_EM_FETCH, .grank = (uint32_t)m->grank, .seq = p->seq};
+    p->fetched = 1;
+    return send_msg(m, mf_em_pack_hdr(&h, m->msg), err, len);
+}
+
+static int model_poll(mf_device_t *d, uint32_t ticket, int timeout_ms, mf_dev_result_t *r)
+{
+    model_t *m = M(d);
+    pend_t *p = pend_find(m, ticket);
+    *r = (mf_dev_result_t){.status = MF_DEV_ERROR};
+    if (!p)
+        return snprintf(r->text, sizeof r->text, "call %u is not outstanding", ticket), -1;
+    for (int first = 1; !pend_done(p); first = 0) {
+        if (need_fetch(p)) { /* the result is ready: take its DATA now */
+            if (fetch(m, p, r->text, sizeof r->text))
+                return -1;
+            timeout_ms = -1;
+        }
+        if (!first && timeout_ms >= 0)
+            return 0;
+        if (progress(m, timeout_ms, m->call_name, r->text, sizeof r->text) < 0)
+            return -1;
+    }
+    p->used = 0;
+    m->outstanding--;
+    return verdict(p, r);
 }
 
 static void model_close(mf_device_t *d)
@@ -432,6 +554,7 @@ static void model_close(mf_device_t *d)
     }
     mf_fab_close(m->fab);
     mf_shmbuf_release(&m->shm);
+    free(m->pend);
     free(m);
     d->priv = NULL;
 }
@@ -443,7 +566,8 @@ const mf_device_ops_t mf_device_model_ops = {
     .open = model_open,
     .ct_config = model_ct_config,
     .ct_free = model_ct_free,
-    .coll = model_coll,
+    .post = model_post,
+    .poll = model_poll,
     .close = model_close,
     .describe = model_describe,
 };

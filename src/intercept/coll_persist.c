@@ -5,25 +5,23 @@
  * MPI_X_init, when the collective may be offloaded in this job, records
  * the call's arguments and hands the program a stand-in handle: a
  * persistent MPI_Barrier_init request on MPI_COMM_SELF, which MPICH
- * starts, completes and frees like any persistent request (MPICH 4.0
- * neither completes a never-started persistent collective request in
+ * starts, completes and keeps valid across starts (MPICH 4.0 neither
+ * completes a never-started persistent collective request in
  * MPI_Wait/MPI_Test -- they hang -- nor lets a generalized request be
  * restarted, so neither can stand in).  MPI_Start of a recorded request
- * runs the call through the same builder and decision as the blocking
- * twin (coll.c, offload.c: identical on every member), falls back to
- * MPICH's blocking PMPI_X when the decision says so, then starts the
- * stand-in: MPI_Wait / MPI_Test / MPI_Waitall ... of unmodified programs
- * complete it at once, and the handle stays valid for the next start.
- * Otherwise MPI_X_init is MPICH's.  Modeled time: the start advances v by
- * the call's modeled time (as a blocking call); no overlap with host work
- * yet.  The decision is made per start from the recorded arguments
- * (deterministic, the same every time).
+ * posts the call (nb_op.h) through the same builder and decision as the
+ * blocking twin (coll.c, offload.c: identical on every member), or starts
+ * MPICH's own nonblocking call when the decision falls back, then starts
+ * the stand-in; the completion calls (wait.c) finish the op before they
+ * let MPICH report the stand-in complete.  Otherwise MPI_X_init is
+ * MPICH's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "intercept/coll.h"
 #include "intercept/host.h"
+#include "intercept/nb_op.h"
 #include "intercept/offload.h"
 #include "profile/callsite.h"
 
@@ -83,33 +81,33 @@ static int record(const pcoll_t *args, MPI_Request *req, int *rc)
     return 1;
 }
 
-/* A start that falls back: MPICH's blocking call (every member falls back
- * together, offload.c). */
-static int mpich(const pcoll_t *p)
+/* A start that falls back: MPICH's own nonblocking call, whose request the
+ * op waits for (every member falls back together, offload.c). */
+static int mpich(const pcoll_t *p, MPI_Request *r)
 {
     switch (p->id) {
     case MF_C_ALLREDUCE:
-        return PMPI_Allreduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+        return PMPI_Iallreduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm, r);
     case MF_C_REDUCE:
-        return PMPI_Reduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->root, p->comm);
+        return PMPI_Ireduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->root, p->comm, r);
     case MF_C_BCAST:
-        return PMPI_Bcast(p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+        return PMPI_Ibcast(p->rbuf, p->rcount, p->rtype, p->root, p->comm, r);
     case MF_C_SCATTER:
-        return PMPI_Scatter(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
-                            p->root, p->comm);
+        return PMPI_Iscatter(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
+                             p->root, p->comm, r);
     case MF_C_GATHER:
-        return PMPI_Gather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
-                           p->root, p->comm);
+        return PMPI_Igather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
+                            p->root, p->comm, r);
     case MF_C_ALLGATHER:
-        return PMPI_Allgather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
-                              p->comm);
+        return PMPI_Iallgather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
+                               p->comm, r);
     case MF_C_REDUCE_SCATTER:
-        return PMPI_Reduce_scatter(p->sbuf, p->rbuf, p->counts, p->rtype, p->op, p->comm);
+        return PMPI_Ireduce_scatter(p->sbuf, p->rbuf, p->counts, p->rtype, p->op, p->comm, r);
     case MF_C_REDUCE_SCATTER_BLOCK:
-        return PMPI_Reduce_scatter_block(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op,
-                                         p->comm);
+        return PMPI_Ireduce_scatter_block(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op,
+                                          p->comm, r);
     default:
-        return PMPI_Barrier(p->comm);
+        return PMPI_Ibarrier(p->comm, r);
     }
 }
 
@@ -148,20 +146,39 @@ static int run(const pcoll_t *p, int *rc)
     }
 }
 
+/* A start: the call is posted into an op that completes with the stand-in
+ * (nb_op.h), or MPICH's nonblocking call is; then the stand-in starts. */
 static int start_one(MPI_Request *req)
 {
     pcoll_t *p = *find(*req);
-    int rc = MPI_SUCCESS, handled;
+    int rc = MPI_SUCCESS, handled = 0;
     if (!p || !mf_host.initialized)
         return PMPI_Start(req);
     mf_vclock_pause();
+    mf_nb_op_t *op = mf_nb_new(1);
+    if (!op) {
+        rc = mf_raise(p->comm, "mpifpga: out of memory starting a persistent collective");
+        mf_vclock_resume();
+        return rc;
+    }
+    op->c.comm = p->comm;
     mf_offload_form = 2;
+    mf_offload_deferred = op;
     handled = run(p, &rc);
+    mf_offload_deferred = NULL;
     mf_offload_form = 0;
-    mf_vclock_resume();
     if (!handled)
-        rc = mpich(p);
-    return rc == MPI_SUCCESS ? PMPI_Start(req) : rc;
+        rc = mpich(p, &op->inner);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Start(req);
+    if (rc == MPI_SUCCESS)
+        rc = mf_nb_register(op, req);
+    else
+        mf_nb_discard(op);
+    if (handled)
+        mf_vtime_hold(mf_vtime_now()); /* posting is not computation */
+    mf_vclock_resume();
+    return rc;
 }
 
 MF_PUBLIC int MPI_Start(MPI_Request *request)

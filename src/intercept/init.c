@@ -14,6 +14,7 @@
 
 #include "device/engine_spawn.h"
 #include "intercept/host.h"
+#include "intercept/nb_op.h"
 #include "profile/callsite.h"
 #include "transport/fabric.h"
 
@@ -208,6 +209,7 @@ MF_PUBLIC int MPI_Finalize(void)
 {
     if (mf_host.initialized) {
         double app_s = PMPI_Wtime() - mf_host.t_init;
+        mf_nb_drain(MPI_COMM_NULL); /* a program that never completed a request (erroneous) */
         mf_report_finalize(&mf_host.rep, engine_desc(), mf_host.grank, mf_host.nranks,
                            &mf_host.cfg, app_s);
         mf_sites_fini();

@@ -3,12 +3,19 @@
 #include <string.h>
 
 #include "intercept/host.h"
+#include "intercept/nb_op.h"
 #include "intercept/offload.h"
 #include "mpifpga/ct.h"
 #include "profile/callsite.h"
 
 /* The report class: the blocking collective or its MPI_I* form. */
 int mf_offload_form;
+struct mf_nb_op *mf_offload_deferred;
+
+/* v at which this rank's processor DMA has moved the bytes of every call it
+ * posted, per direction (host to switch, switch to host: PCIe is full
+ * duplex): calls outstanding together share it (nb_op.h). */
+static double dma_free_out, dma_free_in;
 
 static int cls(const mf_call_t *c)
 {
@@ -112,13 +119,57 @@ static void note_modeled(const mf_dev_result_t *r)
     }
 }
 
+/* One direction of the DMA moves `bytes` from max(start, *free): the v at
+ * which it is done. */
+static double dma_move(double start, double *free, uint64_t bytes, double rate)
+{
+    double from = start > *free ? start : *free;
+    *free = from + (double)bytes / rate * 1e-9;
+    return *free;
+}
+
+/* The DMA moves this call's payload behind what it moves already: the v at
+ * which both directions are done (start itself without modeled time). */
+static double dma_reserve(double start, const mf_dev_call_t *d)
+{
+    double rate = mf_host.dev.dma_bytes_per_ns;
+    if (start <= 0 || rate <= 0)
+        return start;
+    double out = dma_move(start, &dma_free_out, d->send_bytes, rate);
+    double in = dma_move(start, &dma_free_in, d->recv_bytes, rate);
+    return out > in ? out : in;
+}
+
+/* A deferred call's piece: posted, its verdict taken later (nb_op.c). */
+static int post_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
+{
+    mf_nb_op_t *op = mf_offload_deferred;
+    uint32_t ticket;
+    char err[MF_EM_TEXT_MAX + 80];
+    d->entry_ns = op->entry_ns;
+    d->defer = 1;
+    op->dma_end = dma_reserve(op->entry, d);
+    if (mf_host.dev.ops->post(&mf_host.dev, d, &ticket, err, sizeof err)) {
+        *rc = mf_raise(c->comm, err);
+        return 1;
+    }
+    if (mf_nb_add_ticket(op, ticket))
+        *rc = mf_raise(c->comm, "mpifpga: out of memory for a nonblocking collective");
+    else
+        *rc = MPI_SUCCESS;
+    return 1;
+}
+
 /* One device call; 1 done / error raised (*rc), 0 fall back. */
 static int run_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
 {
+    if (mf_offload_deferred)
+        return post_one(c, d, rc);
     mf_dev_result_t r;
     mf_coll_stats_t *st = &mf_host.rep.c[cls(c)];
     double entry = mf_vtime_enter(&d->entry_ns);
-    if (mf_host.dev.ops->coll(&mf_host.dev, d, &r) || r.status == MF_DEV_ERROR) {
+    double dma_end = dma_reserve(entry, d);
+    if (mf_dev_coll(&mf_host.dev, d, &r) || r.status == MF_DEV_ERROR) {
         *rc = mf_raise(c->comm, r.text);
         return 1;
     }
@@ -126,7 +177,9 @@ static int run_one(const mf_call_t *c, mf_dev_call_t *d, int *rc)
         return fall_back(c, r.reason);
     st->modeled_us += r.net_us;
     st->shm_payload += r.shm != 0;
-    mf_vtime_leave(entry, r.rank_us);
+    /* a call posted behind outstanding ones ends no earlier than the DMA */
+    double dma_us = (dma_end - entry) * 1e6;
+    mf_vtime_leave(entry, r.rank_us > dma_us ? r.rank_us : dma_us);
     note_modeled(&r);
     *rc = MPI_SUCCESS;
     return 1;
@@ -163,6 +216,8 @@ static int run(const mf_call_t *c, const mf_comm_t *cs, int *rc)
         return run_pieces(c, cs, rc);
     if (c->counts || c->opc == MF_OPC_ALLTOALLV) {
         counts = malloc(3 * (size_t)cs->size * sizeof *counts);
+        if (!counts && mf_offload_deferred) /* the others go on: fail, not fall back */
+            return *rc = mf_raise(c->comm, "mpifpga: out of memory for a collective's counts"), 1;
         if (!counts)
             return fall_back(c, MF_FB_SIZE);
         for (int i = 0; c->counts && i < cs->size; i++)
@@ -231,6 +286,50 @@ static void unstage(const mf_call_t *c, void *tsend, void *trecv, int *rc)
     free(trecv);
 }
 
+/* The deferred call is posted: its payload has left (DATA or the shared
+ * buffer), its result is unpacked when the op finishes. */
+static int defer(const mf_call_t *c, void *tsend, void *trecv, int *rc)
+{
+    mf_nb_op_t *op = mf_offload_deferred;
+    free(tsend);
+    if (*rc != MPI_SUCCESS) {
+        free(trecv);
+        return 1;
+    }
+    op->c = *c;
+    op->c.counts = NULL; /* the builder's; not needed once posted */
+    op->c.sizes = NULL;
+    op->cls = cls(c);
+    op->trecv = trecv;
+    /* the program may free its datatype before the call completes */
+    if (trecv && !c->pair_lanes &&
+        PMPI_Type_dup(c->recv_map.type, &op->c.recv_map.type) != MPI_SUCCESS)
+        op->c.recv_map.type = MPI_DATATYPE_NULL;
+    return 1;
+}
+
+void mf_offload_finish(mf_nb_op_t *op)
+{
+    mf_coll_stats_t *st = &mf_host.rep.c[op->cls];
+    int rc = op->rc;
+    if (rc != MPI_SUCCESS)
+        op->rc = mf_raise(op->c.comm, op->err);
+    st->modeled_us += op->net_us;
+    st->shm_payload += op->shm;
+    if (op->trecv && !op->c.pair_lanes && op->c.recv_map.type == MPI_DATATYPE_NULL &&
+        op->rc == MPI_SUCCESS)
+        op->rc = mf_raise(op->c.comm, "mpifpga: cannot keep the receive datatype of a "
+                                      "nonblocking collective (MPI_Type_dup failed)");
+    unstage(&op->c, NULL, op->trecv, &op->rc);
+    if (op->trecv && !op->c.pair_lanes && op->c.recv_map.type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&op->c.recv_map.type);
+    op->trecv = NULL;
+    if (op->rc == MPI_SUCCESS) {
+        st->offloaded++;
+        st->offloaded_bytes += op->c.block;
+    }
+}
+
 int mf_offload_wanted(mf_coll_id_t id)
 {
     return mf_host.initialized && mf_host.active && (mf_host.cfg.colls & (1u << id));
@@ -254,13 +353,29 @@ int mf_offload(mf_call_t *c, int *rc)
         st->empty++;
         return 0;
     }
+    /* A deferred call has no engine round trip to combine votes in.  A
+     * vote comes from this rank's datatypes, and for a reduction the
+     * standard makes the datatype the same on every member (MPI-4.0 sec.
+     * 6.9.1); a data mover votes only on a type of no size, where every
+     * member moves nothing (moves_nothing above): so here it is shared. */
+    if (mf_offload_deferred && c->vote)
+        return fall_back(c, c->vote);
     void *tsend, *trecv;
     stage(c, &tsend, &trecv);
+    if (mf_offload_deferred && c->vote) {
+        free(tsend);
+        free(trecv);
+        *rc = mf_raise(c->comm, "mpifpga: out of memory staging a nonblocking collective's "
+                                "buffers");
+        return 1;
+    }
     if (!run(c, cs, rc)) {
         free(tsend);
         free(trecv);
         return 0;
     }
+    if (mf_offload_deferred)
+        return defer(c, tsend, trecv, rc);
     unstage(c, tsend, trecv, rc);
     if (*rc == MPI_SUCCESS) {
         if (site)

@@ -50,6 +50,12 @@ typedef struct {
  * of a persistent MPI_*_init request (coll_persist.c). */
 extern int mf_offload_form;
 
+/* Set (by coll_nb.c / coll_persist.c, around a builder) to the op a
+ * nonblocking or persistent start fills: mf_offload then posts the call
+ * and returns without waiting (nb_op.h). */
+struct mf_nb_op;
+extern struct mf_nb_op *mf_offload_deferred;
+
 /* 0 if this collective cannot be offloaded at all in this job (not
  * initialized, offload off, excluded by MPIFPGA_COLLS): the caller can
  * skip datatype selection. */

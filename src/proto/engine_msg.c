@@ -14,7 +14,7 @@ enum {
     HELLO_ADDRLEN = 34, HELLO_SECRET = 36, HELLO_ADDR = 52,
 
     WELCOME_STATUS = 16, WELCOME_NRANKS = 20, WELCOME_NNODES = 24, WELCOME_PPN = 28,
-    WELCOME_PID = 32, WELCOME_CYCLE_NS = 40, WELCOME_PARAMS = 48, WELCOME_TOPO = 80,
+    WELCOME_PID = 32, WELCOME_DMA = 36, WELCOME_CYCLE_NS = 40, WELCOME_PARAMS = 48, WELCOME_TOPO = 80,
     WELCOME_TEXT = 144, WELCOME_BYTES = WELCOME_TEXT + MF_EM_TEXT_MAX,
 
     CT_CTX = 16, CT_ENTRY_LEN = 18, CT_ENTRY = 20,
@@ -191,7 +191,7 @@ size_t mf_em_pack_welcome(const mf_em_hdr_t *h, const mf_em_welcome_t *b, uint8_
     mf_put_le(out + WELCOME_NNODES, b->nnodes, 4);
     mf_put_le(out + WELCOME_PPN, b->ppn, 4);
     mf_put_le(out + WELCOME_PID, b->pid, 4);
-    mf_put_le(out + WELCOME_PID + 4, 0, 4); /* reserved: keeps cycle_ns 8-aligned */
+    mf_put_le(out + WELCOME_DMA, b->dma_bytes_per_cycle, 4);
     put_f64(out + WELCOME_CYCLE_NS, b->cycle_ns);
     put_str(out + WELCOME_PARAMS, b->params, sizeof b->params);
     put_str(out + WELCOME_TOPO, b->topo, sizeof b->topo);
@@ -208,6 +208,7 @@ int mf_em_unpack_welcome(const uint8_t *in, size_t len, mf_em_welcome_t *b)
     b->nnodes = (uint32_t)mf_get_le(in + WELCOME_NNODES, 4);
     b->ppn = (uint32_t)mf_get_le(in + WELCOME_PPN, 4);
     b->pid = (uint32_t)mf_get_le(in + WELCOME_PID, 4);
+    b->dma_bytes_per_cycle = (uint32_t)mf_get_le(in + WELCOME_DMA, 4);
     b->cycle_ns = get_f64(in + WELCOME_CYCLE_NS);
     get_str(in + WELCOME_PARAMS, b->params, sizeof b->params);
     get_str(in + WELCOME_TOPO, b->topo, sizeof b->topo);

@@ -22,7 +22,8 @@
 #include "mpifpga/engine_msg.h"
 #include "transport/doorbell.h"
 
-#define NTX 32           /* bounce buffers for sends */
+#define NTX_MIN 32       /* bounce buffers for sends (at least; as many as receives) */
+#define PEER_TX_MAX 2    /* mf_fab_try_send: sends in flight to one peer */
 #define NCQE 16          /* completions read at once */
 #define POLL_MAX_NS 500000L /* longest sleep between polls without a wait object */
 #define BELL_POLL_MS 5      /* longest a receive waits on its doorbell between reads */
@@ -34,6 +35,7 @@ typedef struct {
     int kind;
     int free;               /* TX: in the free pool */
     size_t len;             /* RX: length of the message received */
+    mf_fab_peer_t peer;     /* TX: where it goes */
     uint8_t *data;
 } fbuf_t;
 
@@ -46,7 +48,8 @@ struct mf_fab {
     struct fid_cq *cq;
     int blocking;
     int nrx;
-    fbuf_t *rx, tx[NTX];
+    fbuf_t *rx, *tx;
+    int ntx;
     uint8_t *rxmem, *txmem;
     int tx_free;            /* bounce buffers free */
     fbuf_t **ready;         /* received, not yet handed out (ring of nrx) */
@@ -94,7 +97,7 @@ static struct fi_info *make_hints(const char *prov)
  * none, fall back to a CQ without one, which mf_fab polls with sleeps. */
 static int open_cq(mf_fab_t *f, char *err, size_t len)
 {
-    struct fi_cq_attr a = {.format = FI_CQ_FORMAT_MSG, .size = (size_t)f->nrx + NTX + 16,
+    struct fi_cq_attr a = {.format = FI_CQ_FORMAT_MSG, .size = (size_t)(f->nrx + f->ntx + 16),
                            .wait_obj = FI_WAIT_FD};
     if (fi_cq_open(f->domain, &a, &f->cq, NULL) == 0) {
         f->blocking = 1;
@@ -167,20 +170,22 @@ static int open_ep(mf_fab_t *f, char *err, size_t len)
 }
 
 static int post_rx(mf_fab_t *f, fbuf_t *b, char *err, size_t len);
+static void ring(mf_fab_t *f, mf_fab_peer_t peer);
 
 static int alloc_bufs(mf_fab_t *f, char *err, size_t len)
 {
     f->rx = calloc((size_t)f->nrx, sizeof *f->rx);
     f->ready = calloc((size_t)f->nrx, sizeof *f->ready);
     f->rxmem = malloc((size_t)f->nrx * MF_EM_MAX);
-    f->txmem = malloc((size_t)NTX * MF_EM_MAX);
-    if (!f->rx || !f->ready || !f->rxmem || !f->txmem) {
-        snprintf(err, len, "out of memory for %d transport buffers", f->nrx + NTX);
+    f->tx = calloc((size_t)f->ntx, sizeof *f->tx);
+    f->txmem = malloc((size_t)f->ntx * MF_EM_MAX);
+    if (!f->rx || !f->ready || !f->rxmem || !f->tx || !f->txmem) {
+        snprintf(err, len, "out of memory for %d transport buffers", f->nrx + f->ntx);
         return -1;
     }
-    for (int i = 0; i < NTX; i++)
+    for (int i = 0; i < f->ntx; i++)
         f->tx[i] = (fbuf_t){.kind = BUF_TX, .free = 1, .data = f->txmem + (size_t)i * MF_EM_MAX};
-    f->tx_free = NTX;
+    f->tx_free = f->ntx;
     for (int i = 0; i < f->nrx; i++) {
         f->rx[i] = (fbuf_t){.kind = BUF_RX, .data = f->rxmem + (size_t)i * MF_EM_MAX};
         if (post_rx(f, &f->rx[i], err, len))
@@ -210,6 +215,7 @@ int mf_fab_open(const char *prov, int nrx, mf_fab_t **out, char *err, size_t err
         goto fail;
     }
     f->nrx = nrx > 0 ? nrx : 8;
+    f->ntx = f->nrx > NTX_MIN ? f->nrx : NTX_MIN;
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &f->info);
     if (rc) {
         const char *p = getenv("FI_PROVIDER");
@@ -258,6 +264,7 @@ void mf_fab_close(mf_fab_t *f)
     free(f->rx);
     free(f->ready);
     free(f->rxmem);
+    free(f->tx);
     free(f->txmem);
     free(f);
 }
@@ -435,7 +442,7 @@ static int64_t deadline_of(int timeout_ms)
 
 static fbuf_t *get_tx(mf_fab_t *f)
 {
-    for (int i = 0; i < NTX; i++)
+    for (int i = 0; i < f->ntx; i++)
         if (f->tx[i].free) {
             f->tx[i].free = 0;
             f->tx_free--;
@@ -481,13 +488,11 @@ int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, ch
             return -1;
     fbuf_t *b = get_tx(f);
     memcpy(b->data, msg, len);
+    b->peer = peer;
     for (;;) {
         ssize_t rc = fi_send(f->ep, b->data, len, NULL, (fi_addr_t)peer, &b->ctx);
         if (rc == 0) {
-            if (f->have_bell && f->hold)
-                mf_bell_defer(&f->bell, peer);
-            else if (f->have_bell)
-                mf_bell_ring(&f->bell, peer);
+            ring(f, peer);
             return 0;
         }
         if (rc != -FI_EAGAIN) {
@@ -501,6 +506,52 @@ int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, ch
             return -1;
         }
     }
+}
+
+static void ring(mf_fab_t *f, mf_fab_peer_t peer)
+{
+    if (f->have_bell && f->hold)
+        mf_bell_defer(&f->bell, peer);
+    else if (f->have_bell)
+        mf_bell_ring(&f->bell, peer);
+}
+
+static int in_flight_to(const mf_fab_t *f, mf_fab_peer_t peer)
+{
+    int n = 0;
+    for (int i = 0; i < f->ntx; i++)
+        n += !f->tx[i].free && f->tx[i].peer == peer;
+    return n;
+}
+
+int mf_fab_try_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, char *err,
+                    size_t errlen)
+{
+    struct fi_cq_msg_entry e[NCQE];
+    if (len > MF_EM_MAX) {
+        snprintf(err, errlen, "transport message of %zu bytes exceeds %u", len, MF_EM_MAX);
+        return -1;
+    }
+    if (take(f, fi_cq_read(f->cq, e, NCQE), e, err, errlen) < 0) /* frees finished sends */
+        return -1;
+    if (f->tx_free == 0 || in_flight_to(f, peer) >= PEER_TX_MAX)
+        return 1;
+    fbuf_t *b = get_tx(f);
+    memcpy(b->data, msg, len);
+    b->peer = peer;
+    ssize_t rc = fi_send(f->ep, b->data, len, NULL, (fi_addr_t)peer, &b->ctx);
+    if (rc == 0) {
+        ring(f, peer);
+        return 0;
+    }
+    b->free = 1;
+    f->tx_free++;
+    if (rc == -FI_EAGAIN) {
+        if (f->have_bell)
+            mf_bell_flush(&f->bell); /* the receiver may have to read to free room */
+        return 1;
+    }
+    return fab_err(err, errlen, "fi_send", (int)rc);
 }
 
 void mf_fab_peers_known(mf_fab_t *f)
@@ -545,12 +596,12 @@ void mf_fab_release(mf_fab_t *f, void *token)
 int mf_fab_flush(mf_fab_t *f, int timeout_ms, char *err, size_t errlen)
 {
     int64_t deadline = deadline_of(timeout_ms);
-    while (f->tx_free < NTX) {
+    while (f->tx_free < f->ntx) {
         int r = wait_some(f, deadline, 0, err, errlen);
         if (r < 0)
             return -1;
         if (r == 0) {
-            snprintf(err, errlen, "%d sends still in flight after %d ms", NTX - f->tx_free,
+            snprintf(err, errlen, "%d sends still in flight after %d ms", f->ntx - f->tx_free,
                      timeout_ms);
             return -1;
         }

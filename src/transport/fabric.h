@@ -63,6 +63,14 @@ void mf_fab_set_gone_check(mf_fab_t *f, mf_fab_gone_fn fn, void *ctx);
 int mf_fab_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, char *err,
                 size_t errlen);
 
+/* Send one message if the provider takes it now: 0 sent, 1 not now (every
+ * bounce buffer busy, PEER_TX_MAX sends to this peer still in flight, or
+ * the provider full) -- the caller keeps it and tries again later -- or
+ * -1 with a message.  For the engine, which must not stall on a rank that
+ * is not reading while others wait for it. */
+int mf_fab_try_send(mf_fab_t *f, mf_fab_peer_t peer, const void *msg, size_t len, char *err,
+                    size_t errlen);
+
 /* Between hold(1) and hold(0), sends do not wake their receivers one by
  * one: hold(0) wakes each once (a call's header and data, or the results
  * to every member of a call, are one wake-up).  No effect with a wait

@@ -296,7 +296,9 @@ static int overlap(int n)
     mpi_tap_ok(nb < blocking - 0.3 * lat,
                "overlap: Iallreduce + compute + Wait (%.2f us) < Allreduce + compute "
                "(%.2f us) - 30 %% of the latency", nb * 1e6, blocking * 1e6);
-    mpi_tap_ok(nb >= 0.95 * lat, "the Wait does not return before the modeled completion "
+    /* 0.9: the members' skew at entry -- charged CPU time between the
+     * barrier's modeled exit and the call, ~1 us -- varies between runs */
+    mpi_tap_ok(nb >= 0.9 * lat, "the Wait does not return before the modeled completion "
                "(%.2f us >= %.2f us)", nb * 1e6, lat * 1e6);
     free(buf);
     return 0;

@@ -1,0 +1,170 @@
+/*
+ * Legal programs that hang if a nonblocking collective's start waits for
+ * the other members, or if the engine stalls on a rank that is not
+ * reading (src/intercept/nb_op.h).  Run at -n >= 3 under a timeout; each
+ * case checks its results against closed forms.
+ *
+ *   nb_legal   all cases; exit 0 iff every check held
+ *
+ * 1. dependency: rank 0 starts an Ibarrier and an Iallreduce, then sends
+ *    to rank 1, which receives before it starts them.
+ * 2. a rank that does not read: rank 0 starts two 2 MiB Iallreduces (the
+ *    second's result comes back in messages, not the shared buffer) and
+ *    blocks in MPI_Recv; the others complete theirs, run a 1 MiB blocking
+ *    Allreduce among themselves -- which needs the engine while rank 0's
+ *    results wait for it -- and only then rank 1 sends to rank 0.
+ * 3. many outstanding: 64 Iallreduces and 64 Ibcasts on two communicators,
+ *    completed by Waitsome / Testany / Waitall.
+ * 4. freeing a communicator with a call outstanding on it, then waiting.
+ * 5. a mixed Waitany over point-to-point and collective requests.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_tap.h"
+
+static int rank, size;
+
+static void dependency(void)
+{
+    MPI_Request r[2];
+    int x = rank + 1, sum = 0, token = 0, good = 1;
+    if (rank == 0) {
+        MPI_Ibarrier(MPI_COMM_WORLD, &r[0]);
+        MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]);
+        token = 42;
+        MPI_Send(&token, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+    } else {
+        if (rank == 1)
+            MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Ibarrier(MPI_COMM_WORLD, &r[0]);
+        MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]);
+    }
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    good = sum == size * (size + 1) / 2 && (rank != 1 || token == 42);
+    mpi_tap_ok(good, "a start does not wait: rank 0 sends after starting, rank 1 starts after "
+               "receiving (sum %d)", sum);
+}
+
+static void not_reading(void)
+{
+    const int n = 2 << 20 >> 3, m = 1 << 20 >> 3;
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    double *ra = malloc(n * sizeof *ra), *rb = malloc(n * sizeof *rb);
+    double *c = malloc(m * sizeof *c), *rc = malloc(m * sizeof *rc);
+    MPI_Request r[2];
+    MPI_Comm others;
+    int token = 0, good = 1;
+    for (int i = 0; i < n; i++)
+        a[i] = rank + i, b[i] = 2.0 * rank - i;
+    for (int i = 0; i < m; i++)
+        c[i] = rank;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0, rank, &others);
+    MPI_Iallreduce(a, ra, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+    MPI_Iallreduce(b, rb, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[1]);
+    if (rank == 0) {
+        MPI_Recv(&token, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    } else {
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        MPI_Allreduce(c, rc, m, MPI_DOUBLE, MPI_SUM, others);
+        for (int i = 0; i < m; i++)
+            good &= rc[i] == (double)size * (size - 1) / 2;
+        if (rank == 1)
+            MPI_Send(&size, 1, MPI_INT, 0, 9, MPI_COMM_WORLD);
+    }
+    double s = (double)size * (size - 1) / 2;
+    for (int i = 0; i < n; i++)
+        good &= ra[i] == s + (double)size * i && rb[i] == 2 * s - (double)size * i;
+    good &= rank != 0 || token == size;
+    mpi_tap_ok(good, "the engine serves the others while rank 0 does not read its 2 x 2 MiB "
+               "of results");
+    MPI_Comm_free(&others);
+    free(a), free(b), free(ra), free(rb), free(c), free(rc);
+}
+
+#define MANY 64
+static void many(void)
+{
+    static int in[MANY], out[MANY], bc[MANY];
+    MPI_Request r[2 * MANY];
+    MPI_Comm dup;
+    int good = 1, done = 0, outcount, idx[2 * MANY];
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    for (int k = 0; k < MANY; k++) {
+        in[k] = rank * k;
+        bc[k] = rank == k % size ? 1000 + k : -1;
+        MPI_Iallreduce(&in[k], &out[k], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[k]);
+        MPI_Ibcast(&bc[k], 1, MPI_INT, k % size, dup, &r[MANY + k]);
+    }
+    while (done < MANY) { /* half of them by Waitsome */
+        MPI_Waitsome(2 * MANY, r, &outcount, idx, MPI_STATUSES_IGNORE);
+        good &= outcount > 0 && outcount != MPI_UNDEFINED;
+        done += outcount > 0 ? outcount : MANY;
+    }
+    for (int flag = 1, index; flag;) { /* some by Testany */
+        MPI_Testany(2 * MANY, r, &index, &flag, MPI_STATUS_IGNORE);
+        flag = flag && index != MPI_UNDEFINED;
+    }
+    MPI_Waitall(2 * MANY, r, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 2 * MANY; k++)
+        good &= r[k] == MPI_REQUEST_NULL;
+    for (int k = 0; k < MANY; k++)
+        good &= out[k] == k * size * (size - 1) / 2 && bc[k] == 1000 + k;
+    mpi_tap_ok(good, "%d calls outstanding at once on two communicators, completed by "
+               "Waitsome, Testany and Waitall", 2 * MANY);
+    MPI_Comm_free(&dup);
+}
+
+static void free_outstanding(void)
+{
+    MPI_Comm dup;
+    MPI_Request r;
+    int x = 1, sum = 0;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, dup, &r);
+    MPI_Comm_free(&dup); /* MPI-4.0 sec. 7.4.3: the call completes normally */
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    mpi_tap_ok(sum == size, "a communicator freed with a call outstanding (sum %d)", sum);
+}
+
+static void mixed_waitany(void)
+{
+    MPI_Request r[3];
+    int x = rank, sum = -1, from = -1, to = rank, left = 3, good = 1, index;
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Irecv(&from, 1, MPI_INT, prev, 3, MPI_COMM_WORLD, &r[0]);
+    MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]);
+    MPI_Isend(&to, 1, MPI_INT, next, 3, MPI_COMM_WORLD, &r[2]);
+    while (left) {
+        MPI_Waitany(3, r, &index, MPI_STATUS_IGNORE);
+        good &= index >= 0 && index < 3 && r[index] == MPI_REQUEST_NULL;
+        left--;
+    }
+    MPI_Waitany(3, r, &index, MPI_STATUS_IGNORE);
+    good &= index == MPI_UNDEFINED;
+    good &= from == prev && sum == size * (size - 1) / 2;
+    mpi_tap_ok(good, "Waitany over Irecv, Iallreduce and Isend");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 3) {
+        if (rank == 0)
+            fprintf(stderr, "nb_legal needs at least 3 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    dependency();
+    not_reading();
+    many();
+    free_outstanding();
+    mixed_waitany();
+    int rc = mpi_tap_finish();
+    MPI_Finalize();
+    return rc;
+}

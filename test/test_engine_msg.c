@@ -132,13 +132,13 @@ static void test_welcome(void)
     mf_em_hdr_t h = {.type = MF_EM_WELCOME, .grank = 3};
     mf_em_welcome_t b = {.status = -1, .nranks = 16, .nnodes = 4, .ppn = 4, .pid = 99,
                          .cycle_ns = 3.3333333333333335, .params = "u280",
-                         .topo = "torus:2x2x1"}, g;
+                         .topo = "torus:2x2x1", .dma_bytes_per_cycle = 64, .sa = 6}, g;
     memset(b.text, 'x', sizeof b.text); /* not terminated: pack cuts it */
     size_t n = mf_em_pack_welcome(&h, &b, buf, sizeof buf);
-    ok(n == 384, "welcome: 384 bytes (%zu)", n);
+    ok(n == 388, "welcome: 388 bytes (%zu)", n);
     ok(mf_em_unpack_welcome(buf, n, &g) == 0 && g.status == -1 && g.nranks == 16 &&
            g.nnodes == 4 && g.ppn == 4 && g.pid == 99 && g.cycle_ns == b.cycle_ns &&
-           !strcmp(g.params, "u280") && !strcmp(g.topo, "torus:2x2x1") &&
+           g.dma_bytes_per_cycle == 64 && g.sa == 6 && !strcmp(g.params, "u280") && !strcmp(g.topo, "torus:2x2x1") &&
            strlen(g.text) == MF_EM_TEXT_MAX - 1,
        "welcome: round trip, text cut to %d chars", MF_EM_TEXT_MAX - 1);
     memset(buf + 48, 'y', 32 + 64 + MF_EM_TEXT_MAX); /* strings without NUL */

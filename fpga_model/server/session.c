@@ -322,6 +322,7 @@ static void welcome_shape(const mf_session_t *s, mf_em_welcome_t *w)
     w->pid = (uint32_t)getpid();
     w->cycle_ns = mf_params_cycle_ns(p);
     w->dma_bytes_per_cycle = p->dma_phits_per_cycle * (uint32_t)mf_params_phit_bytes(p);
+    w->sa = p->sa_cgr;
     textf(w->params, sizeof w->params, "%s", p->name);
     mf_topo_describe(t, w->topo, sizeof w->topo);
 }

@@ -105,6 +105,7 @@ typedef struct {
     char params[32];  /* parameter set name */
     char topo[64];    /* mf_topo_describe */
     char text[MF_EM_TEXT_MAX];
+    uint32_t sa;      /* simultaneous aggregations per switch (001 Table 3 #SA) */
 } mf_em_welcome_t;
 
 typedef struct {

@@ -85,6 +85,7 @@ struct mf_device {
     const mf_device_ops_t *ops;
     void *priv;
     double dma_bytes_per_ns; /* the processor DMA's rate (set by open; 0 unknown) */
+    int sa;                  /* simultaneous aggregations per switch (0 unknown) */
 };
 
 extern const mf_device_ops_t mf_device_model_ops;

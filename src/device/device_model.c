@@ -202,6 +202,7 @@ static int model_open(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int
     mf_fab_set_send_timeout(m->fab, 0); /* a busy engine may take long to read */
     if (m->welcome.cycle_ns > 0)
         d->dma_bytes_per_ns = m->welcome.dma_bytes_per_cycle / m->welcome.cycle_ns;
+    d->sa = (int)m->welcome.sa;
     snprintf(m->desc, sizeof m->desc,
              "switch engine pid %d at %s: %s, %u nodes x %u ranks, params %s, %.3f ns/cycle",
              (int)m->welcome.pid, loc->addr, m->welcome.topo, m->welcome.nnodes,

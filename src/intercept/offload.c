@@ -301,6 +301,10 @@ static int defer(const mf_call_t *c, void *tsend, void *trecv, int *rc)
     op->c.sizes = NULL;
     op->cls = cls(c);
     op->trecv = trecv;
+    /* beyond the switch's simultaneous aggregations a call waits for a CGR
+     * unit (001 sec. 4.3): counted; the model runs calls one at a time */
+    if (mf_host.dev.sa > 0 && mf_nb_outstanding() >= mf_host.dev.sa)
+        mf_host.rep.c[op->cls].queued++;
     /* the program may free its datatype before the call completes */
     if (trecv && !c->pair_lanes &&
         PMPI_Type_dup(c->recv_map.type, &op->c.recv_map.type) != MPI_SUCCESS)

@@ -15,7 +15,7 @@ enum {
 
     WELCOME_STATUS = 16, WELCOME_NRANKS = 20, WELCOME_NNODES = 24, WELCOME_PPN = 28,
     WELCOME_PID = 32, WELCOME_DMA = 36, WELCOME_CYCLE_NS = 40, WELCOME_PARAMS = 48, WELCOME_TOPO = 80,
-    WELCOME_TEXT = 144, WELCOME_BYTES = WELCOME_TEXT + MF_EM_TEXT_MAX,
+    WELCOME_TEXT = 144, WELCOME_SA = WELCOME_TEXT + MF_EM_TEXT_MAX, WELCOME_BYTES = WELCOME_SA + 4,
 
     CT_CTX = 16, CT_ENTRY_LEN = 18, CT_ENTRY = 20,
 
@@ -196,6 +196,7 @@ size_t mf_em_pack_welcome(const mf_em_hdr_t *h, const mf_em_welcome_t *b, uint8_
     put_str(out + WELCOME_PARAMS, b->params, sizeof b->params);
     put_str(out + WELCOME_TOPO, b->topo, sizeof b->topo);
     put_str(out + WELCOME_TEXT, b->text, sizeof b->text);
+    mf_put_le(out + WELCOME_SA, b->sa, 4);
     return WELCOME_BYTES;
 }
 
@@ -213,6 +214,7 @@ int mf_em_unpack_welcome(const uint8_t *in, size_t len, mf_em_welcome_t *b)
     get_str(in + WELCOME_PARAMS, b->params, sizeof b->params);
     get_str(in + WELCOME_TOPO, b->topo, sizeof b->topo);
     get_str(in + WELCOME_TEXT, b->text, sizeof b->text);
+    b->sa = (uint32_t)mf_get_le(in + WELCOME_SA, 4);
     return 0;
 }
 

@@ -8,7 +8,7 @@
 #include "profile/callsite.h"
 #include "profile/site_report.h"
 
-#define NCNT (3 + MF_FB_COUNT + 3) /* calls, offloaded, empty, fallback[], bytes x2, shm */
+#define NCNT (3 + MF_FB_COUNT + 4) /* calls, offloaded, empty, fallback[], bytes x2, shm, queued */
 
 const char *mf_report_class_name(int cls)
 {
@@ -30,6 +30,7 @@ static void pack(const mf_coll_stats_t *s, uint64_t *v)
     v[3 + MF_FB_COUNT] = s->bytes;
     v[4 + MF_FB_COUNT] = s->offloaded_bytes;
     v[5 + MF_FB_COUNT] = s->shm_payload;
+    v[6 + MF_FB_COUNT] = s->queued;
 }
 
 static void unpack(const uint64_t *v, mf_coll_stats_t *s)
@@ -39,6 +40,7 @@ static void unpack(const uint64_t *v, mf_coll_stats_t *s)
     s->bytes = v[3 + MF_FB_COUNT];
     s->offloaded_bytes = v[4 + MF_FB_COUNT];
     s->shm_payload = v[5 + MF_FB_COUNT];
+    s->queued = v[6 + MF_FB_COUNT];
 }
 
 static json_object *coll_json(const mf_coll_stats_t *s)
@@ -56,6 +58,7 @@ static json_object *coll_json(const mf_coll_stats_t *s)
                            json_object_new_int64((int64_t)s->offloaded_bytes));
     json_object_object_add(o, "shm_payload_calls",
                            json_object_new_int64((int64_t)s->shm_payload));
+    json_object_object_add(o, "queued_calls", json_object_new_int64((int64_t)s->queued));
     json_object_object_add(o, "modeled_us", json_object_new_double(s->modeled_us));
     return o;
 }

@@ -18,6 +18,7 @@ typedef struct {
     uint64_t fallback[MF_FB_COUNT];
     uint64_t bytes, offloaded_bytes;
     uint64_t shm_payload;   /* offloaded calls whose payload went through the shared buffer */
+    uint64_t queued;        /* MPI_I* / starts posted with #SA of the rank's calls outstanding */
     double modeled_us;
 } mf_coll_stats_t;
 

@@ -40,7 +40,8 @@ for np in 4 3; do
     report_ok "-n $np: nb_legal's calls offloaded" "$tmp/l$np.json" \
         "iallreduce.offloaded>=$((np * 67))" "ibcast.offloaded==$((np * 64))" \
         "ibarrier.offloaded==$np" \
-        "ibcast.queued_calls==$((np * 61))" "iallreduce.queued_calls==$((np * 61))"
+        "ibcast.queued_calls==$((np * 61))" "iallreduce.queued_calls==$((np * 61))" \
+        "allgather_init.offloaded==$((np * 3))"
 done
 # MPIFPGA_NONBLOCKING=0: MPICH's own nonblocking and persistent collectives,
 # counted as disabled.

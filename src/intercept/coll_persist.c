@@ -35,6 +35,7 @@ typedef struct pcoll {
     MPI_Op op;
     MPI_Comm comm;
     int *counts; /* reduce_scatter: copied at init */
+    mf_offload_plan_t plan; /* the call and its decision, made at init */
     struct pcoll *next;
 } pcoll_t;
 
@@ -48,27 +49,26 @@ static pcoll_t **find(MPI_Request req)
     return p;
 }
 
-/* Record the call under a stand-in request: 1 done (*rc), 0 the caller
- * runs PMPI_X_init (offload not wanted, or no memory: not an error). */
+static int run(const pcoll_t *p, int *rc);
+
+/* Record the call under a stand-in request and plan it once (offload.h
+ * mf_offload_plan_t): 1 done (*rc), 0 the caller runs PMPI_X_init
+ * (offload not wanted in this job -- alike on every member). */
 static int record(const pcoll_t *args, MPI_Request *req, int *rc)
 {
-    /* off by default: a start that runs the call could hang a legal program */
     if (!mf_host.cfg.nonblocking || !mf_offload_wanted(args->id) || !req)
         return 0;
-    pcoll_t *p = malloc(sizeof *p);
+    pcoll_t *p = calloc(1, sizeof *p);
+    int n = 0, planned = MPI_SUCCESS;
     if (!p)
-        return 0;
+        goto oom;
     *p = *args;
     p->counts = NULL;
-    if (args->counts) {
-        int n = 0;
-        PMPI_Comm_size(args->comm, &n);
-        if (n <= 0 || !(p->counts = malloc((size_t)n * sizeof *p->counts))) {
-            free(p);
-            return 0;
-        }
+    PMPI_Comm_size(args->comm, &n);
+    if (args->counts && (n <= 0 || !(p->counts = malloc((size_t)n * sizeof *p->counts))))
+        goto oom;
+    if (args->counts)
         memcpy(p->counts, args->counts, (size_t)n * sizeof *p->counts);
-    }
     *rc = PMPI_Barrier_init(MPI_COMM_SELF, MPI_INFO_NULL, req);
     if (*rc != MPI_SUCCESS) {
         free(p->counts);
@@ -76,8 +76,17 @@ static int record(const pcoll_t *args, MPI_Request *req, int *rc)
         return 1;
     }
     p->req = *req;
+    mf_offload_form = 2;
+    mf_offload_capture = &p->plan;
+    run(p, &planned); /* not decided (bad arguments): every start is MPICH's */
+    mf_offload_capture = NULL;
+    mf_offload_form = 0;
     p->next = pcolls;
     pcolls = p;
+    return 1;
+oom: /* the other members go on with theirs: an error, not MPICH's call */
+    free(p);
+    *rc = mf_raise(args->comm, "mpifpga: out of memory recording a persistent collective");
     return 1;
 }
 
@@ -111,7 +120,8 @@ static int mpich(const pcoll_t *p, MPI_Request *r)
     }
 }
 
-/* One start through the builders: 1 handled (*rc), 0 fall back. */
+/* The recorded call through its builder: at MPI_X_init, with
+ * mf_offload_capture set, this plans it (record). */
 static int run(const pcoll_t *p, int *rc)
 {
     switch (p->id) {
@@ -164,7 +174,7 @@ static int start_one(MPI_Request *req)
     op->c.comm = p->comm;
     mf_offload_form = 2;
     mf_offload_deferred = op;
-    handled = run(p, &rc);
+    handled = p->plan.decided && mf_offload_planned(&p->plan, &rc);
     mf_offload_deferred = NULL;
     mf_offload_form = 0;
     if (!handled)
@@ -205,6 +215,7 @@ MF_PUBLIC int MPI_Request_free(MPI_Request *request)
         pcoll_t **pp = find(*request), *p = *pp;
         if (p) {
             *pp = p->next;
+            mf_offload_plan_free(&p->plan);
             free(p->counts);
             free(p);
         }

@@ -11,6 +11,7 @@
 /* The report class: the blocking collective or its MPI_I* form. */
 int mf_offload_form;
 struct mf_nb_op *mf_offload_deferred;
+mf_offload_plan_t *mf_offload_capture;
 
 /* v at which this rank's processor DMA has moved the bytes of every call it
  * posted, per direction (host to switch, switch to host: PCIe is full
@@ -339,31 +340,35 @@ int mf_offload_wanted(mf_coll_id_t id)
     return mf_host.initialized && mf_host.active && (mf_host.cfg.colls & (1u << id));
 }
 
-int mf_offload(mf_call_t *c, int *rc)
+/* The decision every member makes alike: MF_FB_NONE to run (*cs: the
+ * communicator's state), else the reason; *empty when nothing moves. */
+static mf_fb_reason_t decide(const mf_call_t *c, const mf_comm_t **cs, int *empty)
 {
-    if (!mf_host.initialized)
-        return 0;
-    mf_coll_stats_t *st = &mf_host.rep.c[cls(c)];
-    mf_site_call_t *site = mf_site_current();
-    mf_report_call(&mf_host.rep, cls(c), c->block);
-    if (site)
-        site->bytes = c->block;
-    const mf_comm_t *cs = mf_host.active ? mf_comm_get(c->comm) : NULL;
     static const mf_comm_t off = {.ctx = -1};
-    mf_fb_reason_t r = shared_reason(c, cs ? cs : &off);
+    *cs = mf_host.active ? mf_comm_get(c->comm) : NULL;
+    *empty = 0;
+    mf_fb_reason_t r = shared_reason(c, *cs ? *cs : &off);
     if (r)
-        return fall_back(c, r);
-    if (moves_nothing(c, cs->size)) {
-        st->empty++;
-        return 0;
+        return r;
+    if (moves_nothing(c, (*cs)->size)) {
+        *empty = 1;
+        return MF_FB_NONE;
     }
     /* A deferred call has no engine round trip to combine votes in.  A
      * vote comes from this rank's datatypes, and for a reduction the
      * standard makes the datatype the same on every member (MPI-4.0 sec.
      * 6.9.1); a data mover votes only on a type of no size, where every
      * member moves nothing (moves_nothing above): so here it is shared. */
-    if (mf_offload_deferred && c->vote)
-        return fall_back(c, c->vote);
+    if ((mf_offload_deferred || mf_offload_capture) && c->vote)
+        return c->vote;
+    return MF_FB_NONE;
+}
+
+/* The decision said run: stage, run, then unstage (or defer). */
+static int execute(mf_call_t *c, const mf_comm_t *cs, int *rc)
+{
+    mf_coll_stats_t *st = &mf_host.rep.c[cls(c)];
+    mf_site_call_t *site = mf_site_current();
     void *tsend, *trecv;
     stage(c, &tsend, &trecv);
     if (mf_offload_deferred && c->vote) {
@@ -388,4 +393,79 @@ int mf_offload(mf_call_t *c, int *rc)
         st->offloaded_bytes += c->block;
     }
     return 1;
+}
+
+/* Keep the call and the decision for every later start (persistent). */
+static int capture(const mf_call_t *c, int *rc)
+{
+    mf_offload_plan_t *p = mf_offload_capture;
+    int size = 0;
+    const mf_comm_t *cs;
+    p->c = *c;
+    p->reason = decide(c, &cs, &p->empty);
+    p->cs = cs;
+    PMPI_Comm_size(c->comm, &size);
+    if (c->counts && size > 0 && (p->counts = malloc((size_t)size * sizeof *p->counts)))
+        memcpy(p->counts, c->counts, (size_t)size * sizeof *p->counts);
+    if (c->counts && !p->counts && !p->reason)
+        p->reason = MF_FB_SIZE; /* every member's counts are alike: so is this */
+    p->c.counts = p->counts;
+    p->c.sizes = NULL;
+    /* the program may free its datatypes after MPI_*_init */
+    if (c->pack_send && PMPI_Type_dup(c->send_map.type, &p->c.send_map.type) == MPI_SUCCESS)
+        p->dup_send = 1;
+    if (c->unpack_recv && !c->pair_lanes &&
+        PMPI_Type_dup(c->recv_map.type, &p->c.recv_map.type) == MPI_SUCCESS)
+        p->dup_recv = 1;
+    if ((c->pack_send && !p->dup_send) || (c->unpack_recv && !c->pair_lanes && !p->dup_recv))
+        p->reason = p->reason ? p->reason : MF_FB_DATATYPE; /* alike: the same type */
+    p->decided = 1;
+    *rc = MPI_SUCCESS;
+    return 1;
+}
+
+int mf_offload(mf_call_t *c, int *rc)
+{
+    if (!mf_host.initialized)
+        return 0;
+    if (mf_offload_capture)
+        return capture(c, rc);
+    mf_coll_stats_t *st = &mf_host.rep.c[cls(c)];
+    mf_site_call_t *site = mf_site_current();
+    mf_report_call(&mf_host.rep, cls(c), c->block);
+    if (site)
+        site->bytes = c->block;
+    const mf_comm_t *cs;
+    int empty;
+    mf_fb_reason_t r = decide(c, &cs, &empty);
+    if (r)
+        return fall_back(c, r);
+    if (empty) {
+        st->empty++;
+        return 0;
+    }
+    return execute(c, cs, rc);
+}
+
+int mf_offload_planned(const mf_offload_plan_t *p, int *rc)
+{
+    mf_call_t c = p->c;
+    mf_report_call(&mf_host.rep, cls(&c), c.block);
+    if (p->reason)
+        return fall_back(&c, p->reason);
+    if (p->empty) {
+        mf_host.rep.c[cls(&c)].empty++;
+        return 0;
+    }
+    return execute(&c, p->cs, rc);
+}
+
+void mf_offload_plan_free(mf_offload_plan_t *p)
+{
+    if (p->dup_send)
+        PMPI_Type_free(&p->c.send_map.type);
+    if (p->dup_recv)
+        PMPI_Type_free(&p->c.recv_map.type);
+    free(p->counts);
+    *p = (mf_offload_plan_t){0};
 }

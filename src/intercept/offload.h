@@ -56,6 +56,27 @@ extern int mf_offload_form;
 struct mf_nb_op;
 extern struct mf_nb_op *mf_offload_deferred;
 
+/* A persistent collective's call and decision, made once at MPI_*_init
+ * (coll_persist.c): the builder runs with mf_offload_capture set and
+ * mf_offload keeps the call -- its lane type and op, sizes, packing, CT
+ * row, and the decision every member makes alike -- instead of running
+ * it.  Each MPI_Start then only packs and posts (mf_offload_planned). */
+typedef struct {
+    int decided;              /* the builder reached mf_offload */
+    mf_call_t c;              /* the call (counts point to the copy below) */
+    uint64_t *counts;
+    const void *cs;           /* the communicator's state (const mf_comm_t *) */
+    mf_fb_reason_t reason;    /* MF_FB_NONE: offload every start */
+    int empty;                /* nothing moves: MPICH's call */
+    int dup_send, dup_recv;   /* send_map / recv_map types are our duplicates */
+} mf_offload_plan_t;
+extern mf_offload_plan_t *mf_offload_capture;
+
+/* A start of a planned call: counted, then posted (1, *rc) or 0 for
+ * MPICH's call, as mf_offload. */
+int mf_offload_planned(const mf_offload_plan_t *p, int *rc);
+void mf_offload_plan_free(mf_offload_plan_t *p);
+
 /* 0 if this collective cannot be offloaded at all in this job (not
  * initialized, offload off, excluded by MPIFPGA_COLLS): the caller can
  * skip datatype selection. */

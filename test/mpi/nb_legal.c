@@ -17,6 +17,8 @@
  *    completed by Waitsome / Testany / Waitall.
  * 4. freeing a communicator with a call outstanding on it, then waiting.
  * 5. a mixed Waitany over point-to-point and collective requests.
+ * 6. a persistent Allgather into a strided (derived) receive type that the
+ *    program frees right after MPI_Allgather_init, started three times.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -149,6 +151,34 @@ static void mixed_waitany(void)
     mpi_tap_ok(good, "Waitany over Irecv, Iallreduce and Isend");
 }
 
+static void persistent_freed_type(void)
+{
+    enum { K = 8 };
+    int mine[K], *all = malloc((size_t)size * K * 2 * sizeof *all), good = 1;
+    MPI_Datatype every_other;
+    MPI_Request r;
+    MPI_Type_vector(K, 1, 2, MPI_INT, &every_other); /* K ints, stride 2 */
+    MPI_Type_create_resized(every_other, 0, (MPI_Aint)(2 * K * sizeof(int)), &every_other);
+    MPI_Type_commit(&every_other);
+    MPI_Allgather_init(mine, K, MPI_INT, all, 1, every_other, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+    MPI_Type_free(&every_other); /* MPI-4.0 sec. 5.1.11: the request keeps it */
+    for (int it = 0; it < 3; it++) {
+        for (int i = 0; i < K; i++)
+            mine[i] = rank * 100 + i + it;
+        for (int i = 0; i < size * K * 2; i++)
+            all[i] = -1;
+        MPI_Start(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < K; i++)
+                good &= all[q * 2 * K + 2 * i] == q * 100 + i + it &&
+                        all[q * 2 * K + 2 * i + 1] == -1;
+    }
+    MPI_Request_free(&r);
+    free(all);
+    mpi_tap_ok(good, "a persistent Allgather into a derived type freed after init, 3 starts");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -164,6 +194,7 @@ int main(int argc, char **argv)
     many();
     free_outstanding();
     mixed_waitany();
+    persistent_freed_type();
     int rc = mpi_tap_finish();
     MPI_Finalize();
     return rc;

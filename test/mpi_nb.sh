@@ -38,10 +38,11 @@ for np in 4 3; do
     withenv "MPIFPGA_REPORT=$tmp/l$np.json" run_ok "legal programs that hang if a start waits, at -n $np" \
         "$tmp/l$np" $np nb_legal
     report_ok "-n $np: nb_legal's calls offloaded" "$tmp/l$np.json" \
-        "iallreduce.offloaded>=$((np * 67))" "ibcast.offloaded==$((np * 64))" \
+        "iallreduce.offloaded>=$((np * 67))" "ibcast.offloaded==$((np * 65))" \
         "ibarrier.offloaded==$np" \
         "ibcast.queued_calls==$((np * 61))" "iallreduce.queued_calls==$((np * 61))" \
-        "allgather_init.offloaded==$((np * 3))"
+        "allgather_init.offloaded==$((np * 3))" "iscatter.offloaded==$np" \
+        "igather.offloaded==$np" "ireduce_scatter_block.offloaded==$np"
 done
 # MPIFPGA_NONBLOCKING=0: MPICH's own nonblocking and persistent collectives,
 # counted as disabled.

@@ -19,34 +19,6 @@
 #include "intercept/offload.h"
 #include "profile/callsite.h"
 
-/* Pause v and make the op the builder posts the call into (if (nbop)
- * handled = builder: 1 handled). */
-#define NB_BEGIN()                                                                              \
-    int rc = MPI_SUCCESS, handled = 0;                                                          \
-    mf_vclock_pause();                                                                          \
-    mf_nb_op_t *nbop = NULL;                                                                    \
-    if (mf_host.initialized && !(nbop = mf_nb_new(0))) /* the others go on: fail */           \
-        handled = 1, rc = mf_raise(MPI_COMM_WORLD, "mpifpga: out of memory for a nonblocking " \
-                                                   "collective");                              \
-    mf_offload_form = 1;                                                                        \
-    mf_offload_deferred = nbop;
-
-/* Handled: the op's generalized request goes back; else MPICH's own
- * nonblocking call (FALLBACK).  The start's own work is not computation. */
-#define NB_END(FALLBACK)                                                                        \
-    mf_offload_deferred = NULL;                                                                 \
-    mf_offload_form = 0;                                                                        \
-    if (handled && rc == MPI_SUCCESS) {                                                         \
-        rc = mf_nb_register(nbop, request);                                                     \
-        mf_vtime_hold(mf_vtime_now());                                                          \
-    } else {                                                                                    \
-        mf_nb_discard(nbop);                                                                    \
-        if (!handled)                                                                           \
-            rc = FALLBACK;                                                                      \
-    }                                                                                           \
-    mf_vclock_resume();                                                                         \
-    return rc;
-
 MF_PUBLIC int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                              MPI_Request *request)

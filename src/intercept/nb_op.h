@@ -30,7 +30,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "intercept/host.h"
 #include "intercept/offload.h"
+#include "profile/callsite.h"
 
 enum { MF_NB_POSTED, MF_NB_DONE };
 
@@ -78,6 +80,36 @@ void mf_nb_wait(mf_nb_op_t *const *ops, int n);
 void mf_nb_release(mf_nb_op_t *op);
 /* Before comm is freed (NULL: every op, at MPI_Finalize): wait for its ops. */
 void mf_nb_drain(MPI_Comm comm);
+
+/* The body of an MPI_I* wrapper (coll_nb.c, coll_nb_c.c):
+ *   NB_BEGIN(); if (nbop) handled = <builder>; NB_END(<PMPI_I* call>); */
+/* Pause v and make the op the builder posts the call into (if (nbop)
+ * handled = builder: 1 handled). */
+#define NB_BEGIN()                                                                              \
+    int rc = MPI_SUCCESS, handled = 0;                                                          \
+    mf_vclock_pause();                                                                          \
+    mf_nb_op_t *nbop = NULL;                                                                    \
+    if (mf_host.initialized && !(nbop = mf_nb_new(0))) /* the others go on: fail */           \
+        handled = 1, rc = mf_raise(MPI_COMM_WORLD, "mpifpga: out of memory for a nonblocking " \
+                                                   "collective");                              \
+    mf_offload_form = 1;                                                                        \
+    mf_offload_deferred = nbop;
+
+/* Handled: the op's generalized request goes back; else MPICH's own
+ * nonblocking call (FALLBACK).  The start's own work is not computation. */
+#define NB_END(FALLBACK)                                                                        \
+    mf_offload_deferred = NULL;                                                                 \
+    mf_offload_form = 0;                                                                        \
+    if (handled && rc == MPI_SUCCESS) {                                                         \
+        rc = mf_nb_register(nbop, request);                                                     \
+        mf_vtime_hold(mf_vtime_now());                                                          \
+    } else {                                                                                    \
+        mf_nb_discard(nbop);                                                                    \
+        if (!handled)                                                                           \
+            rc = FALLBACK;                                                                      \
+    }                                                                                           \
+    mf_vclock_resume();                                                                         \
+    return rc;
 
 /* offload.c: unpack the result, count the call; sets op->rc. */
 void mf_offload_finish(mf_nb_op_t *op);

@@ -19,6 +19,7 @@
  * 5. a mixed Waitany over point-to-point and collective requests.
  * 6. a persistent Allgather into a strided (derived) receive type that the
  *    program frees right after MPI_Allgather_init, started three times.
+ * 7. the MPI-4 large-count forms MPI_I*_c, all eight at once.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -179,6 +180,33 @@ static void persistent_freed_type(void)
     mpi_tap_ok(good, "a persistent Allgather into a derived type freed after init, 3 starts");
 }
 
+static void large_count(void)
+{
+    int x = rank + 1, ar = 0, red = 0, bc = rank ? -1 : 77, sc = -1, good = 1;
+    int *ag = malloc((size_t)size * sizeof *ag), *ga = malloc((size_t)size * sizeof *ga);
+    int *in = malloc((size_t)size * sizeof *in), rs = 0, rsb = 0;
+    MPI_Count *counts = malloc((size_t)size * sizeof *counts);
+    MPI_Request r[8];
+    for (int i = 0; i < size; i++)
+        in[i] = rank * i, counts[i] = 1;
+    MPI_Iallreduce_c(&x, &ar, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+    MPI_Ireduce_c(&x, &red, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD, &r[1]);
+    MPI_Ibcast_c(&bc, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[2]);
+    MPI_Iscatter_c(in, 1, MPI_INT, &sc, 1, MPI_INT, 1, MPI_COMM_WORLD, &r[3]);
+    MPI_Igather_c(&x, 1, MPI_INT, ga, 1, MPI_INT, 2, MPI_COMM_WORLD, &r[4]);
+    MPI_Iallgather_c(&x, 1, MPI_INT, ag, 1, MPI_INT, MPI_COMM_WORLD, &r[5]);
+    MPI_Ireduce_scatter_c(in, &rs, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[6]);
+    MPI_Ireduce_scatter_block_c(in, &rsb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[7]);
+    MPI_Waitall(8, r, MPI_STATUSES_IGNORE);
+    int tri = size * (size - 1) / 2;
+    good = ar == size * (size + 1) / 2 && (rank || red == size) && bc == 77 && sc == rank &&
+           rs == tri * rank && rsb == tri * rank;
+    for (int i = 0; i < size; i++)
+        good &= ag[i] == i + 1 && (rank != 2 || ga[i] == i + 1);
+    mpi_tap_ok(good, "the eight MPI_I*_c large-count forms");
+    free(ag), free(ga), free(in), free(counts);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -195,6 +223,7 @@ int main(int argc, char **argv)
     free_outstanding();
     mixed_waitany();
     persistent_freed_type();
+    large_count();
     int rc = mpi_tap_finish();
     MPI_Finalize();
     return rc;

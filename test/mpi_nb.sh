@@ -42,7 +42,9 @@ for np in 4 3; do
         "ibarrier.offloaded==$np" \
         "ibcast.queued_calls==$((np * 61))" "iallreduce.queued_calls==$((np * 61))" \
         "allgather_init.offloaded==$((np * 3))" "iscatter.offloaded==$np" \
-        "igather.offloaded==$np" "ireduce_scatter_block.offloaded==$np"
+        "igather.offloaded==$np" "ireduce_scatter_block.offloaded==$np" \
+        "iscan.offloaded==$np" "iexscan.offloaded==$np" "ialltoall.offloaded==$np" \
+        "scan_init.offloaded==$((np * 2))" "alltoall_init.offloaded==$((np * 2))"
 done
 # MPIFPGA_NONBLOCKING=0: MPICH's own nonblocking and persistent collectives,
 # counted as disabled.

@@ -113,3 +113,35 @@ MF_PUBLIC int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
         handled = mf_barrier(comm, &rc);
     NB_END(PMPI_Ibarrier(comm, request));
 }
+
+MF_PUBLIC int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    NB_BEGIN();
+    if (nbop)
+        handled = count >= 0 &&
+                  mf_scan(sendbuf, recvbuf, (uint64_t)count, datatype, op, 0, comm, &rc);
+    NB_END(PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+MF_PUBLIC int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    NB_BEGIN();
+    if (nbop)
+        handled = count >= 0 &&
+                  mf_scan(sendbuf, recvbuf, (uint64_t)count, datatype, op, 1, comm, &rc);
+    NB_END(PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+MF_PUBLIC int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    NB_BEGIN();
+    if (nbop)
+        handled = mf_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              &rc);
+    NB_END(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                          request));
+}

@@ -92,3 +92,36 @@ MF_PUBLIC int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf,
     NB_END(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm,
                                         request));
 }
+
+MF_PUBLIC int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    NB_BEGIN();
+    if (nbop)
+        handled = count >= 0 &&
+                  mf_scan(sendbuf, recvbuf, (uint64_t)count, datatype, op, 0, comm, &rc);
+    NB_END(PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+MF_PUBLIC int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    NB_BEGIN();
+    if (nbop)
+        handled = count >= 0 &&
+                  mf_scan(sendbuf, recvbuf, (uint64_t)count, datatype, op, 1, comm, &rc);
+    NB_END(PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+MF_PUBLIC int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    NB_BEGIN();
+    if (nbop)
+        handled = mf_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              &rc);
+    NB_END(PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                            request));
+}

@@ -115,6 +115,13 @@ static int mpich(const pcoll_t *p, MPI_Request *r)
     case MF_C_REDUCE_SCATTER_BLOCK:
         return PMPI_Ireduce_scatter_block(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op,
                                           p->comm, r);
+    case MF_C_SCAN:
+        return PMPI_Iscan(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm, r);
+    case MF_C_EXSCAN:
+        return PMPI_Iexscan(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm, r);
+    case MF_C_ALLTOALL:
+        return PMPI_Ialltoall(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype,
+                              p->comm, r);
     default:
         return PMPI_Ibarrier(p->comm, r);
     }
@@ -151,6 +158,13 @@ static int run(const pcoll_t *p, int *rc)
                                                          p->rtype, p->op, p->comm, rc);
     case MF_C_BARRIER:
         return mf_barrier(p->comm, rc);
+    case MF_C_SCAN:
+    case MF_C_EXSCAN:
+        return p->rcount >= 0 && mf_scan(p->sbuf, p->rbuf, (uint64_t)p->rcount, p->rtype, p->op,
+                                         p->id == MF_C_EXSCAN, p->comm, rc);
+    case MF_C_ALLTOALL:
+        return mf_alltoall(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->comm,
+                           rc);
     default:
         return 0;
     }
@@ -337,4 +351,40 @@ MF_PUBLIC int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *reques
     if (record(&a, request, &rc))
         return rc;
     return PMPI_Barrier_init(comm, info, request);
+}
+
+MF_PUBLIC int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_SCAN, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
+                 .rtype = datatype, .op = op, .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+MF_PUBLIC int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_EXSCAN, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
+                 .rtype = datatype, .op = op, .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+MF_PUBLIC int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    pcoll_t a = {.id = MF_C_ALLTOALL, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                 .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    int rc;
+    if (record(&a, request, &rc))
+        return rc;
+    return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              info, request);
 }

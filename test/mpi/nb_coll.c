@@ -248,7 +248,10 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median modeled time (s) of 15 samples: collective (+ compute c s). */
+/* Least modeled time (s) of 15 samples: collective (+ compute c s).  The
+ * least, not the median: a hiccup in the CPU time charged to one rank
+ * (interrupts, a busy sibling hyperthread) skews its entry and so delays
+ * every member in the model -- host noise only ever adds. */
 #define SAMPLES 15
 static double timed(int mode, double c, double *buf, int n)
 {
@@ -269,7 +272,7 @@ static double timed(int mode, double c, double *buf, int n)
         t[s] = MPI_Wtime() - t0;
     }
     qsort(t, SAMPLES, sizeof t[0], cmp_double);
-    return t[SAMPLES / 2];
+    return t[0];
 }
 
 static int overlap(int n)
@@ -283,7 +286,7 @@ static int overlap(int n)
     double c = lat / 2;
     double blocking = timed(0, c, buf, n), nb = timed(1, c, buf, n);
     /* every rank checks the slowest rank's figures: one verdict, not one
-     * per rank's own medians (which a busy host skews apart) */
+     * per rank's own (which a busy host skews apart) */
     double mine[3] = {lat, blocking, nb}, all[3];
     PMPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     lat = all[0], blocking = all[1], nb = all[2];

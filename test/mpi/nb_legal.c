@@ -20,6 +20,7 @@
  * 6. a persistent Allgather into a strided (derived) receive type that the
  *    program frees right after MPI_Allgather_init, started three times.
  * 7. the MPI-4 large-count forms MPI_I*_c, all eight at once.
+ * 8. MPI_Iscan, MPI_Iexscan, MPI_Ialltoall and their persistent forms.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -207,6 +208,33 @@ static void large_count(void)
     free(ag), free(ga), free(in), free(counts);
 }
 
+static void scans_alltoall(void)
+{
+    int x = rank + 1, sc = 0, ex = -1, psc = 0, good = 1;
+    int *to = malloc((size_t)size * sizeof *to), *from = malloc((size_t)size * sizeof *from);
+    int *pfrom = malloc((size_t)size * sizeof *pfrom);
+    MPI_Request r[3], p[2];
+    for (int i = 0; i < size; i++)
+        to[i] = rank * 100 + i;
+    MPI_Iscan(&x, &sc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+    MPI_Iexscan(&x, &ex, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]);
+    MPI_Ialltoall(to, 1, MPI_INT, from, 1, MPI_INT, MPI_COMM_WORLD, &r[2]);
+    MPI_Scan_init(&x, &psc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &p[0]);
+    MPI_Alltoall_init(to, 1, MPI_INT, pfrom, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &p[1]);
+    MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
+    for (int it = 0; it < 2; it++) {
+        MPI_Startall(2, p);
+        MPI_Waitall(2, p, MPI_STATUSES_IGNORE);
+    }
+    good = sc == (rank + 1) * (rank + 2) / 2 && psc == sc && (rank == 0 || ex == rank * (rank + 1) / 2);
+    for (int i = 0; i < size; i++)
+        good &= from[i] == i * 100 + rank && pfrom[i] == from[i];
+    mpi_tap_ok(good, "MPI_Iscan, MPI_Iexscan, MPI_Ialltoall, MPI_Scan_init, MPI_Alltoall_init");
+    MPI_Request_free(&p[0]);
+    MPI_Request_free(&p[1]);
+    free(to), free(from), free(pfrom);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -224,6 +252,7 @@ int main(int argc, char **argv)
     mixed_waitany();
     persistent_freed_type();
     large_count();
+    scans_alltoall();
     int rc = mpi_tap_finish();
     MPI_Finalize();
     return rc;

@@ -1,6 +1,7 @@
 /*
  * Completion of offloaded nonblocking and persistent collectives (nb_op.h):
- * MPI_Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany, Testsome.
+ * MPI_Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany, Testsome,
+ * and MPI_Request_get_status.
  *
  * When no request is one of ours these are MPICH's, after one check of an
  * empty list.  Otherwise:
@@ -297,4 +298,19 @@ MF_PUBLIC int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int i
         return rc;
     }
     return leave_uncharged(rc);
+}
+
+/* Status without completing: an op of ours still waiting for its verdict
+ * is not complete. */
+MF_PUBLIC int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    mf_nb_op_t *op = mf_nb_find(request);
+    if (!op)
+        return PMPI_Request_get_status(request, flag, status);
+    mf_nb_progress(0);
+    if (op->state == MF_NB_POSTED) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Request_get_status(request, flag, status);
 }

@@ -5,7 +5,6 @@
  */
 #include "transport/fabric.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "mpifpga/engine_msg.h"
 #include "transport/doorbell.h"
+#include "transport/shm_stale.h"
 
 #define NTX_MIN 32       /* bounce buffers for sends (at least; as many as receives) */
 #define PEER_TX_MAX 2    /* mf_fab_try_send: sends in flight to one peer */
@@ -108,43 +108,6 @@ static int open_cq(mf_fab_t *f, char *err, size_t len)
     return rc ? fab_err(err, len, "fi_cq_open", rc) : 0;
 }
 
-/* 1 if this process maps /dev/shm/<name>. */
-static int mapped_here(const char *name)
-{
-    char line[512], want[300];
-    int found = 0;
-    FILE *m = fopen("/proc/self/maps", "r");
-    if (!m)
-        return 1; /* cannot tell: keep it */
-    snprintf(want, sizeof want, "/dev/shm/%s", name);
-    while (!found && fgets(line, sizeof line, m))
-        found = strstr(line, want) != NULL;
-    fclose(m);
-    return found;
-}
-
-/* libfabric's shm provider names its region /dev/shm/<pid>:<n>:<n>.  A
- * process that was killed leaves its region behind, and a later process
- * that gets the same pid then cannot open its own (fi_enable: EBUSY, or
- * SIGBUS on a truncated file).  Leftovers are the files named after this
- * pid that this process has not mapped. */
-static void clear_stale_shm(void)
-{
-    char prefix[32];
-    int n = snprintf(prefix, sizeof prefix, "%d:", (int)getpid());
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return;
-    for (struct dirent *e; (e = readdir(d));) {
-        char path[300];
-        if (strncmp(e->d_name, prefix, (size_t)n) || mapped_here(e->d_name))
-            continue;
-        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-}
-
 static int open_ep(mf_fab_t *f, char *err, size_t len)
 {
     struct fi_av_attr av = {.type = FI_AV_TABLE};
@@ -229,7 +192,7 @@ int mf_fab_open(const char *prov, int nrx, mf_fab_t **out, char *err, size_t err
     snprintf(f->prov, sizeof f->prov, "%s", f->info->fabric_attr->prov_name);
     f->bell.fd = -1;
     if (!strcmp(f->prov, "shm"))
-        clear_stale_shm();
+        mf_shm_clear_stale();
     if (open_ep(f, err, errlen) || alloc_bufs(f, err, errlen))
         goto fail;
     open_bell(f);

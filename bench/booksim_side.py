@@ -9,7 +9,7 @@ needs flex and bison).  For each torus (default 4x4x4; 4x4x4 and/or 8x8x8)
 BookSim2 runs with 1-flit packets, uniform random traffic, dimension-order
 routing and an input-queued router with 2 VCs x 8 flits (its defaults
 otherwise) at 0.05 and 0.2 flits/node/cycle and at its own near-saturation
-load (the highest of 0.30, 0.35, ... 1.00 whose accepted rate is >= 95 % of
+load (the highest of 0.10, 0.15, ... 1.00 whose accepted rate is >= 95 % of
 the offered one); then bench/model_speed --only traffic runs.  One table:
 million router-cycles per CPU second of each (simulated cycles x routers /
 CPU seconds) and the ratio.  CPU seconds, not wall: on a busy machine a
@@ -23,7 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-RATES = [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70, 0.75, 0.80, 0.90, 1.00]
+RATES = [0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70, 0.75,
+         0.80, 0.90, 1.00]
 
 
 def booksim(binary, k, rate, period, tmp):

@@ -23,10 +23,14 @@ static const mf_opcode_t colls[] = {MF_OPC_REDUCE, MF_OPC_ALLREDUCE, MF_OPC_BCAS
                                     MF_OPC_ALLTOALL, MF_OPC_BARRIER};
 #define NCOLLS (int)(sizeof colls / sizeof colls[0])
 
+/* The switches' algorithms: the paper's, or the streaming trees (only the
+ * collectives that have one are checked again then). */
+static mf_algo_mode_t algo;
+
 static void spec_for(mf_opcode_t opc, uint64_t bytes, int P, uint32_t *counts, mf_coll_spec_t *c)
 {
     *c = (mf_coll_spec_t){.opc = opc, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE,
-                          .root = P > 2 ? 2 : 0, .bytes = bytes};
+                          .root = P > 2 ? 2 : 0, .bytes = bytes, .algo = algo};
     if (opc == MF_OPC_REDUCE_SCATTER) {
         uint64_t e[512];
         mf_osu_rs_counts(bytes, P, 8, e);
@@ -56,12 +60,15 @@ static void grid(const char *topo, int nodes, int ppn, const uint64_t *sizes, in
              s++) {
             mf_coll_spec_t c;
             mf_bound_result_t r;
+            if (algo != MF_ALGO_PAPER && mf_alg_tree(colls[k]) < 0)
+                break;
             spec_for(colls[k], sizes[s], P, counts, &c);
             int rc = mf_bound_check(n, bl, &host, &c, P, members, &r, err, sizeof err);
             ok(rc == 0 && r.offload >= 1.0 && r.baseline >= 1.0,
-               "%s %d ranks, %s %llu B: modeled / bound >= 1 for every rank "
+               "%s%s %d ranks, %s %llu B: modeled / bound >= 1 for every rank "
                "(offload %.3f at rank %d, baseline %.3f at rank %d)%s%s",
-               topo, P, mf_opcode_name(colls[k]), (unsigned long long)sizes[s], r.offload,
+               algo ? "tree " : "", topo, P, mf_opcode_name(colls[k]),
+               (unsigned long long)sizes[s], r.offload,
                r.offload_rank, r.baseline, r.baseline_rank, rc ? ": " : "", rc ? err : "");
             if (colls[k] == MF_OPC_BARRIER)
                 break;
@@ -174,5 +181,10 @@ int main(void)
     grid("torus", 27, 1, tiny, 2);
     grid("fattree:8", 16, 1, tiny, 2);
     grid("torus", 4, 2, tiny, 2);
+    algo = MF_ALGO_TREE; /* the streaming trees (fpga_model/hw/ccm_stree.c) */
+    static const uint64_t tree_sizes[] = {8, 4096, 65536, 1 << 20};
+    grid("torus", 8, 1, tree_sizes, 4);
+    grid("torus", 27, 1, tiny, 2);
+    grid("torus:4x4x4", 64, 1, tree_sizes + 2, 2);
     return tap_done();
 }

@@ -47,6 +47,7 @@ typedef struct {
     const char *host;   /* baseline host parameter set */
     int analytic;       /* print 001 Eqs. 3-6 beside the simulation (Bcast) */
     int loop_osu;       /* --loop osu: OSU's barrier-separated loop, ranks skewed */
+    mf_algo_mode_t algo; /* --algorithm paper|tree|auto */
 } opts_t;
 
 static void usage(FILE *f)
@@ -56,7 +57,7 @@ static void usage(FILE *f)
             "                   [--nodes N] [--ppn K] [--root R] [--op OP] [--type TYPE]\n"
             "                   [--params u280|novog|FILE] [--format table|csv|json] [--no-fast-path]\n"
             "                   [--baseline [--host-params skx-opa|FILE]] [--analytic]\n"
-            "                   [--loop single|osu]\n"
+            "                   [--loop single|osu] [--algorithm paper|tree|auto]\n"
             "       mpifpga-sim --traffic PATTERN --rate R [--topology ...] [--nodes N] [--cycles N]\n"
             "                   [--packet-phits P] [--params ...]\n"
             "collectives: bcast reduce allreduce scatter gather allgather reduce_scatter scan exscan\n"
@@ -136,7 +137,8 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"packet-phits", required_argument, 0, 'P'}, {"no-fast-path", no_argument, 0, 'F'},
         {"baseline", no_argument, 0, 'B'},         {"host-params", required_argument, 0, 'H'},
         {"analytic", no_argument, 0, 'A'},         {"loop", required_argument, 0, 'L'},
-        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+        {"algorithm", required_argument, 0, 'G'},  {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     *o = (opts_t){.min = 0, .max = 1 << 20, .topo = NULL, .nodes = 0, .ppn = 1,
                   .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .params = "u280", .fmt = FMT_TABLE,
                   .cycles = 10000, .pkt_phits = 1, .host = "skx-opa"};
@@ -200,6 +202,10 @@ static void parse_args(int argc, char **argv, opts_t *o)
         case 'B': o->baseline = 1; break;
         case 'H': o->host = optarg; break;
         case 'A': o->analytic = 1; break;
+        case 'G':
+            if (mf_algo_mode_parse(optarg, &o->algo))
+                die2("--algorithm: '%s' is not paper, tree or auto", optarg);
+            break;
         case 'h': usage(stdout); exit(0);
         case ':': die2("%s: missing argument", argv[optind - 1]);
         default: die2("%s: unknown option (see --help)", argv[optind - 1]);
@@ -435,7 +441,7 @@ static int run_sweep(const opts_t *o)
         if (o->coll == MF_OPC_BARRIER && nrows)
             break;
         mf_coll_spec_t spec = {.opc = o->coll, .op = o->op, .dtype = o->dtype, .root = o->root,
-                               .bytes = b / es * es};
+                               .bytes = b / es * es, .algo = o->algo};
         if (o->coll == MF_OPC_REDUCE_SCATTER)
             spec.counts = osu_rs_counts(b, P, es, rs_counts);
         int iters = o->iters ? o->iters : default_iters(b), sim;

@@ -81,7 +81,7 @@ void mf_coll_timing_fill(const mf_net_t *n, uint64_t at, const uint64_t *complet
 static mf_alg_t pick_alg(const mf_coll_spec_t *c, int size, uint64_t hdr_size)
 {
     size_t es = mf_elem_bytes(c->op, c->dtype);
-    return mf_coll_alg(c->opc, (unsigned)size, hdr_size, hdr_size / es);
+    return mf_coll_alg_mode(c->algo, c->opc, (unsigned)size, hdr_size, hdr_size / es);
 }
 
 /* Post c on every member, comm rank i entering at entry[i] (or all at

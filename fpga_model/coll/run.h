@@ -9,6 +9,7 @@
 #define MF_COLL_RUN_H
 
 #include <stdint.h>
+#include "mpifpga/ct.h"
 #include "mpifpga/model.h"
 
 typedef struct {
@@ -19,6 +20,7 @@ typedef struct {
     int ctx;           /* CT row */
     uint64_t bytes;    /* OSU message size of this collective (see osu_hdr_size) */
     const uint32_t *counts; /* reduce_scatter per-rank bytes, NULL = uniform */
+    mf_algo_mode_t algo;    /* the paper's algorithms (0), streaming trees, or auto */
 } mf_coll_spec_t;
 
 typedef struct {

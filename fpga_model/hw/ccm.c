@@ -73,6 +73,7 @@ static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     int ctx = c->req.hdr.ctx;
     const mf_ct_entry_t *ct = mf_ct_lookup(e, ctx);
     c->start = now;
+    s->net->progress_at = s->net->sim.active_cycles; /* the watchdog's clock (network.c) */
     c->seq = ++e->seq[ctx];
     c->host_done = now;
     e->cur[ctx] = c;

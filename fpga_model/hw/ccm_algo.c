@@ -38,13 +38,36 @@ static int moves_no_data(const bld_t *b)
     return b->n == 0;
 }
 
+/* A streaming tree asked for (mf_alg_tree): run it where the communicator
+ * fits one, else the paper's algorithm MPICH's selection picks -- every
+ * switch reaches the same verdict from the same header and CT flag.  1 if
+ * the tree was built. */
+static int stree(bld_t *b, mf_proc_hdr_t *h)
+{
+    if (mf_alg_tree(h->opcode) < 0 || h->alg != (unsigned)mf_alg_tree(h->opcode))
+        return 0;
+    if (!ccm_stree_fits(b)) {
+        h->alg = (uint8_t)mf_coll_alg((mf_opcode_t)h->opcode, (unsigned)b->P, b->n, b->n / b->es);
+        return 0;
+    }
+    if (h->opcode == MF_OPC_BCAST)
+        ccm_bcast_stree(b);
+    else if (h->opcode == MF_OPC_REDUCE)
+        ccm_reduce_stree(b);
+    else
+        ccm_allreduce_stree(b);
+    return 1;
+}
+
 static void dispatch(bld_t *b)
 {
-    const mf_proc_hdr_t *h = &b->c->req.hdr;
+    mf_proc_hdr_t *h = &b->c->req.hdr;
     if (moves_no_data(b)) {
         ccm_to_host(b, ccm_copy_of(b, ccm_host_src(b, 0, 0)), 0, 0, 0);
         return;
     }
+    if (stree(b, h))
+        return;
     switch (h->opcode) {
     case MF_OPC_BCAST:
         if (h->alg == MF_ALG_RING && b->P > 1)

@@ -13,6 +13,7 @@
  *   ccm_rd.c     pof2 folding, recursive halving and doubling
  *   ccm_scan.c   prefix reductions (scan, exscan)
  *   ccm_alltoall.c  personalized exchange (alltoall)
+ *   ccm_stree.c  streaming trees on the torus (bcast, reduce, allreduce)
  *   ccm_algo.c   dispatch by opcode and algorithm, mf_ccm_build
  *
  * Tags: binomial edges use the level k; halving step s uses s and the
@@ -111,6 +112,10 @@ void ccm_reduce_rabenseifner(bld_t *b);
 void ccm_reduce_scatter_halving(bld_t *b);
 void ccm_allgather_rd(bld_t *b);
 uint64_t ccm_rs_disp(const bld_t *b, int i); /* byte offset of rank i's block */
+int ccm_stree_fits(const bld_t *b);          /* ccm_stree.c: streaming trees */
+void ccm_bcast_stree(bld_t *b);
+void ccm_reduce_stree(bld_t *b);
+void ccm_allreduce_stree(bld_t *b);
 void ccm_scan(bld_t *b, int exclusive);      /* ccm_scan.c: Scan, Exscan */
 void ccm_alltoall(bld_t *b);                 /* ccm_alltoall.c */
 

@@ -229,7 +229,8 @@ typedef struct mf_net {
     uint32_t stage, pcie, host_o, link_lat;
     uint32_t margin, vc_cap;
     size_t pending;        /* collectives posted, host not yet signalled */
-    uint64_t progress_at;  /* sim.active_cycles when a flow last moved bytes */
+    uint64_t progress_at;  /* sim.active_cycles when a flow last moved bytes or a call started */
+    uint64_t last_entry;   /* latest cycle a posted call enters its switch */
     uint64_t watchdog;     /* active cycles without progress that stop a run, 0 = off */
     char err[200];
     int failed;

@@ -237,6 +237,8 @@ int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, siz
             c->counts[i] = req->counts[i];
     }
     c->req.counts = c->counts;
+    if (req->at + n->host_o > n->last_entry)
+        n->last_entry = req->at + n->host_o; /* the watchdog waits for it */
     mf_ccm_post(n, c->eng, c);
     return 0;
 }
@@ -258,10 +260,14 @@ static void stuck_call(const mf_net_t *n, char *buf, size_t len)
 }
 
 /* A run whose flows poll cycle after cycle without moving a byte is in a
- * circular wait the stall check (nothing scheduled) cannot see. */
+ * circular wait the stall check (nothing scheduled) cannot see.  Members
+ * that enter later (modeled time: ranks skewed by their virtual clocks) are
+ * waited for: the early ones' polling is no circular wait, and a call's
+ * start counts as progress (ccm.c). */
 static int watchdog_fired(mf_net_t *n, char *err, size_t errlen)
 {
-    if (!n->watchdog || !n->pending || n->sim.active_cycles - n->progress_at <= n->watchdog)
+    if (!n->watchdog || !n->pending || n->sim.now < n->last_entry ||
+        n->sim.active_cycles - n->progress_at <= n->watchdog)
         return 0;
     char what[160];
     stuck_call(n, what, sizeof what);

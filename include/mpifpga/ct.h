@@ -29,4 +29,18 @@ unsigned mf_pof2_floor(unsigned n);
  */
 mf_alg_t mf_coll_alg(mf_opcode_t opc, unsigned comm_size, uint64_t size_bytes, uint64_t elems);
 
+/* Which algorithms the switches run (mpifpga-sim --algorithm,
+ * MPIFPGA_ALGORITHM): the paper's (001 Table 1, MPICH's selection), the
+ * streaming trees (mf_alg_tree: Bcast, Reduce, Allreduce) wherever the
+ * opcode has one, or auto -- the tree where the model measures it faster at
+ * every size, Bcast (doc/model.md, "Streaming trees"; the reduction trees
+ * are bound by the switch's one ejection path).  A switch runs the paper's
+ * algorithm where the communicator does not fit a tree
+ * (fpga_model/hw/ccm_stree.c). */
+typedef enum { MF_ALGO_PAPER = 0, MF_ALGO_TREE, MF_ALGO_AUTO } mf_algo_mode_t;
+mf_alg_t mf_coll_alg_mode(mf_algo_mode_t mode, mf_opcode_t opc, unsigned comm_size,
+                          uint64_t size_bytes, uint64_t elems);
+/* "paper" / "tree" / "auto": 0, or -1 if s is none of them. */
+int mf_algo_mode_parse(const char *s, mf_algo_mode_t *mode);
+
 #endif

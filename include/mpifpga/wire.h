@@ -86,6 +86,19 @@ typedef enum {
 } mf_alg_t;
 /* reduce_scatter always uses recursive halving; it is coded MF_ALG_RABENSEIFNER */
 
+/* Streaming trees (beyond 001 Table 1, fpga_model/hw/ccm_stree.c): one
+ * pipelined tree over the torus links for Bcast, Reduce and Allreduce,
+ * coded with a value the opcode leaves unused -- 2 for Bcast, 3 for Reduce
+ * and Allreduce.  -1: the opcode has none. */
+static inline int mf_alg_tree(unsigned opc)
+{
+    if (opc == MF_OPC_BCAST)
+        return MF_ALG_RABENSEIFNER;
+    if (opc == MF_OPC_REDUCE || opc == MF_OPC_ALLREDUCE)
+        return MF_ALG_RING;
+    return -1;
+}
+
 /* 4-bit operation field (001 sec. 3.2). */
 typedef enum {
     MF_OP_SUM = 0, MF_OP_PROD, MF_OP_MIN, MF_OP_MAX,
@@ -179,6 +192,8 @@ typedef struct {
     uint16_t up[MF_MAX_LEVELS];
     uint16_t down[MF_MAX_LEVELS];
     uint16_t global0; /* global rank of comm rank 0 */
+    uint8_t ident;   /* comm rank i is global rank i for every member (streaming trees
+                        need it; carried in the top bit of pof2_levels' byte) */
 } mf_ct_entry_t;
 
 /* CT-config payload bytes for an entry (variable: 3 sets of `levels` partners). */

@@ -1,5 +1,6 @@
 /* MPIFPGA_* environment variables (config.h). */
 #include "config/config.h"
+#include "mpifpga/ct.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -133,6 +134,18 @@ static int parse_modeled(const char *v, void *f, size_t n, char *err, size_t len
     return -1;
 }
 
+static int parse_algorithm(const char *v, void *f, size_t n, char *err, size_t len)
+{
+    mf_algo_mode_t m;
+    (void)n;
+    if (mf_algo_mode_parse(v, &m)) {
+        snprintf(err, len, "'%s' is not paper, tree or auto", v);
+        return -1;
+    }
+    *(int *)f = (int)m;
+    return 0;
+}
+
 static int parse_scale(const char *v, void *f, size_t n, char *err, size_t len)
 {
     (void)n;
@@ -217,6 +230,7 @@ static const var_t vars[] = {
     {"MPIFPGA_CONNECT_TIMEOUT", "10", F(connect_timeout), parse_timeout, "seconds to wait for the engine at MPI_Init"},
     {"MPIFPGA_PROVIDER", "auto", F(provider), parse_str, "libfabric provider in auto mode (auto: shm on one host, else tcp;ofi_rxm)"},
     {"MPIFPGA_SHM_PAYLOAD", "1G", F(shm_payload), parse_size, "engine on this host: payloads go through a shared buffer per rank of up to this many bytes, not messages (0: always messages)"},
+    {"MPIFPGA_ALGORITHM", "paper", F(algorithm), parse_algorithm, "the switches' algorithms: paper (001 Table 1, MPICH's selection), tree (streaming trees for Bcast, Reduce, Allreduce where the communicator is the whole torus, one rank per node) or auto"},
     {"MPIFPGA_MODELED_TIME", "0", F(modeled_time), parse_modeled, "MPI_Wtime on a virtual clock: modeled time in offloaded calls; between MPI calls 1/cpu the thread's CPU time, none nothing, wall the host wall clock (load-dependent)"},
     {"MPIFPGA_COMPUTE_SCALE", "1", F(compute_scale), parse_scale, "modeled time: factor on the CPU time charged between MPI calls (e.g. 0.5 for a host twice as fast)"},
     {"MPIFPGA_VERBOSE", "0", F(verbose), parse_verbose, "1: summary on stderr at MPI_Finalize; 2: also warnings per communicator"},

@@ -46,6 +46,7 @@ typedef struct {
     char provider[64];        /* MPIFPGA_PROVIDER: libfabric provider (auto mode) */
     uint64_t shm_payload;     /* MPIFPGA_SHM_PAYLOAD: largest shared payload buffer, 0 none */
     int modeled_time;         /* MPIFPGA_MODELED_TIME: MF_MODELED_* */
+    int algorithm;            /* MPIFPGA_ALGORITHM: mf_algo_mode_t */
     double compute_scale;     /* MPIFPGA_COMPUTE_SCALE: factor on charged CPU time */
     int verbose;              /* MPIFPGA_VERBOSE: 0 quiet, 1 summary, 2 + per-comm */
     char report[512];         /* MPIFPGA_REPORT: JSON report path ("" none) */

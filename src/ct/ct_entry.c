@@ -111,6 +111,9 @@ int mf_ct_entry_build(int size, int rank, const int *global_of, mf_ct_entry_t *o
     e.pof2_levels = (uint8_t)mf_log2_floor((unsigned)size);
     e.fold = MF_RANK_NONE;
     e.global0 = (uint16_t)global_of[0];
+    e.ident = 1;
+    for (int i = 0; i < size; i++)
+        e.ident &= global_of[i] == i;
     fill_up_down(size, rank, global_of, &e);
     fill_hc_fold(size, rank, global_of, &e);
     *out = e;
@@ -165,4 +168,25 @@ mf_alg_t mf_coll_alg(mf_opcode_t opc, unsigned comm_size, uint64_t size_bytes, u
     default:
         return MF_ALG_BINOMIAL;
     }
+}
+
+mf_alg_t mf_coll_alg_mode(mf_algo_mode_t mode, mf_opcode_t opc, unsigned comm_size,
+                          uint64_t size_bytes, uint64_t elems)
+{
+    int tree = mf_alg_tree(opc);
+    if (tree >= 0 && comm_size > 1 &&
+        (mode == MF_ALGO_TREE || (mode == MF_ALGO_AUTO && opc == MF_OPC_BCAST)))
+        return (mf_alg_t)tree;
+    return mf_coll_alg(opc, comm_size, size_bytes, elems);
+}
+
+int mf_algo_mode_parse(const char *s, mf_algo_mode_t *mode)
+{
+    static const char *const names[] = {"paper", "tree", "auto"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *mode = (mf_algo_mode_t)i;
+            return 0;
+        }
+    return -1;
 }

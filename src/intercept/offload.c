@@ -98,8 +98,8 @@ static void fill_call(const mf_call_t *c, const mf_comm_t *cs, uint64_t hsize,
 {
     *d = (mf_dev_call_t){
         .hdr = {.opcode = (uint8_t)c->opc, .ctx = (uint8_t)cs->ctx,
-                .alg = (uint8_t)mf_coll_alg(c->opc, (unsigned)cs->size, hsize,
-                                            hsize / c->esize),
+                .alg = (uint8_t)mf_coll_alg_mode((mf_algo_mode_t)mf_host.cfg.algorithm, c->opc,
+                                                 (unsigned)cs->size, hsize, hsize / c->esize),
                 .op = (uint8_t)c->op, .dtype = (uint8_t)c->dt, .root = (uint16_t)c->root,
                 .size = (uint32_t)hsize},
         .vote = c->vote, .comm_size = cs->size, .comm_rank = cs->rank,

@@ -167,7 +167,7 @@ size_t mf_ct_entry_pack(const mf_ct_entry_t *e, uint8_t *out, size_t cap)
     put_u16(&p, e->size);
     put_u16(&p, e->rank);
     *p++ = e->levels;
-    *p++ = e->pof2_levels;
+    *p++ = (uint8_t)(e->pof2_levels | (e->ident ? 0x80 : 0));
     put_u16(&p, e->fold);
     put_u16(&p, e->global0);
     const uint16_t *sets[3] = {e->hc, e->up, e->down};
@@ -195,7 +195,8 @@ int mf_ct_entry_unpack(const uint8_t *in, size_t len, mf_ct_entry_t *e)
     t.size = get_u16(&p);
     t.rank = get_u16(&p);
     t.levels = *p++;
-    t.pof2_levels = *p++;
+    t.pof2_levels = *p & 0x7f;
+    t.ident = *p++ >> 7;
     t.fold = get_u16(&p);
     t.global0 = get_u16(&p);
     if (!ct_header_consistent(&t) || len < mf_ct_entry_wire_bytes(&t))

@@ -83,6 +83,7 @@ static void ct_roundtrip(const uint8_t *in, size_t n)
     e.pof2_levels = (uint8_t)(e.levels - ((1u << e.levels) != e.size));
     e.fold = (uint16_t)mf_get_le(in + 4, 2);
     e.global0 = (uint16_t)mf_get_le(in + 6, 2);
+    e.ident = in[0] & 1; /* one bit on the wire */
     in += 8, n -= 8;
     uint16_t *sets[3] = {e.hc, e.up, e.down};
     for (size_t i = 0; i < 3u * e.levels && 2 * i + 1 < n; i++)

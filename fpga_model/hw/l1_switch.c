@@ -26,11 +26,21 @@ static int is_collective(const mf_pkt_t *k)
     return mf_opcode_is_coll(k->h.opcode);
 }
 
+/* The eject lane k takes: with eject_per_port, a collective packet from
+ * input port p has lane p + 1 of its slot; everything else lane 0. */
+static uint64_t *eject_lane(mf_switch_t *s, const mf_pkt_t *k)
+{
+    int slot = s->net->eng[k->h.dest].slot, lanes = s->nports + 1;
+    int lane = s->net->p.eject_per_port && is_collective(k) && k->in_port >= 0 ? k->in_port + 1
+                                                                              : 0;
+    return &s->eject_free_fx[slot * lanes + lane];
+}
+
 void mf_l1_eject(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
 {
     mf_net_t *n = s->net;
     mf_engine_t *e = &n->eng[k->h.dest];
-    uint64_t *free_fx = &s->eject_free_fx[e->slot];
+    uint64_t *free_fx = eject_lane(s, k);
     uint64_t start = *free_fx > mf_fx(now) ? *free_fx : mf_fx(now);
     *free_fx = start + (uint64_t)(k->nphits ? k->nphits : 1) * MF_FX_ONE /
                            n->p.datapath_phits_per_cycle;
@@ -45,7 +55,7 @@ void mf_l1_eject(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
 /* Can the eject port of k's destination take a packet this cycle? */
 static int eject_free(mf_switch_t *s, const mf_pkt_t *k, uint64_t now)
 {
-    return s->eject_free_fx[s->net->eng[k->h.dest].slot] <= mf_fx(now);
+    return *eject_lane(s, k) <= mf_fx(now);
 }
 
 /* Pop the head of input VC in_vc (port * vcs + vc). */

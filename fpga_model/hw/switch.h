@@ -201,7 +201,7 @@ typedef struct mf_switch {
     mf_inport_t in[MF_MAX_NET_PORTS];
     mf_outport_t out[MF_MAX_NET_PORTS];
     mf_engine_t **eng;     /* by host slot */
-    uint64_t *eject_free_fx; /* per host slot: eject port serialiser */
+    uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */
     uint64_t cgr_cycle;    /* cycle (+1) the CGR slot count belongs to */
     unsigned cgr_used;     /* CGR units busy this cycle (<= SA) */
     uint64_t cgr_denied;   /* reductions that found every unit busy */

@@ -56,7 +56,8 @@ static int attach_engines(mf_net_t *n)
     for (int s = 0; s < n->nsw; s++) {
         int slots = t->sw_nodes[s] * t->ppn;
         n->sw[s].eng = calloc(slots ? slots : 1, sizeof *n->sw[s].eng);
-        n->sw[s].eject_free_fx = calloc(slots ? slots : 1, sizeof(uint64_t));
+        n->sw[s].eject_free_fx = /* a lane per input port + the shared one, per slot */
+            calloc((size_t)(slots ? slots : 1) * (size_t)(n->sw[s].nports + 1), sizeof(uint64_t));
         if (!n->sw[s].eng || !n->sw[s].eject_free_fx)
             return -1;
         n->sw[s].nengines = slots;

@@ -35,6 +35,7 @@ typedef struct mf_params {
     unsigned aglu_latency_cycles;   /* AgLU pipeline depth */
     unsigned collector_cycles;      /* collector / L2 switch traversal */
     unsigned park_mib;              /* switch memory parking streams the FIFOs cannot hold */
+    unsigned eject_per_port;        /* collective packets: one collector lane per input port */
     /* processor <-> switch */
     double pcie_latency_ns;         /* one-way PCIe DMA latency */
     double host_overhead_ns;        /* host cost to post / complete an offloaded call */

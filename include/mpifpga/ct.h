@@ -32,9 +32,9 @@ mf_alg_t mf_coll_alg(mf_opcode_t opc, unsigned comm_size, uint64_t size_bytes, u
 /* Which algorithms the switches run (mpifpga-sim --algorithm,
  * MPIFPGA_ALGORITHM): the paper's (001 Table 1, MPICH's selection), the
  * streaming trees (mf_alg_tree: Bcast, Reduce, Allreduce) wherever the
- * opcode has one, or auto -- the tree where the model measures it faster at
- * every size, Bcast (doc/model.md, "Streaming trees"; the reduction trees
- * are bound by the switch's one ejection path).  A switch runs the paper's
+ * opcode has one, or auto -- the trees, except for an Allreduce of at most
+ * MPICH's short-message size (2 KiB), where recursive doubling's fewer
+ * steps win (doc/model.md, "Streaming trees").  A switch runs the paper's
  * algorithm where the communicator does not fit a tree
  * (fpga_model/hw/ccm_stree.c). */
 typedef enum { MF_ALGO_PAPER = 0, MF_ALGO_TREE, MF_ALGO_AUTO } mf_algo_mode_t;

@@ -175,7 +175,8 @@ mf_alg_t mf_coll_alg_mode(mf_algo_mode_t mode, mf_opcode_t opc, unsigned comm_si
 {
     int tree = mf_alg_tree(opc);
     if (tree >= 0 && comm_size > 1 &&
-        (mode == MF_ALGO_TREE || (mode == MF_ALGO_AUTO && opc == MF_OPC_BCAST)))
+        (mode == MF_ALGO_TREE ||
+         (mode == MF_ALGO_AUTO && (opc != MF_OPC_ALLREDUCE || size_bytes > ALLREDUCE_SHORT_MSG))))
         return (mf_alg_t)tree;
     return mf_coll_alg(opc, comm_size, size_bytes, elems);
 }

@@ -239,6 +239,7 @@ static mf_ct_entry_t random_ct(unsigned size)
     e.pof2_levels = (uint8_t)floor;
     e.fold = (uint16_t)rnd();
     e.global0 = (uint16_t)rnd();
+    e.ident = (uint8_t)(rnd() & 1);
     for (unsigned k = 0; k < levels; k++) {
         e.hc[k] = (uint16_t)rnd();
         e.up[k] = (uint16_t)rnd();
@@ -266,6 +267,7 @@ static void test_ct_entry(void)
 
     mf_ct_entry_t e = random_ct(5);
     e.rank = 4;
+    e.ident = 0;
     e.fold = 0x0102;
     e.global0 = 0x0304;
     e.hc[0] = 0xa0a1, e.hc[1] = 0xa2a3, e.hc[2] = 0xa4a5;
@@ -278,6 +280,12 @@ static void test_ct_entry(void)
     uint8_t buf[256];
     size_t n = mf_ct_entry_pack(&e, buf, sizeof buf);
     ok(n == sizeof want && memcmp(buf, want, n) == 0, "CT entry: size-5 encoding is byte-exact");
+    e.ident = 1;
+    n = mf_ct_entry_pack(&e, buf, sizeof buf);
+    ok(n == sizeof want && buf[5] == 0x82 && memcmp(buf + 6, want + 6, n - 6) == 0,
+       "CT entry: ident rides in bit 7 of the pof2_levels byte (0x%02x)", buf[5]);
+    e.ident = 0;
+    n = mf_ct_entry_pack(&e, buf, sizeof buf);
     ok(mf_ct_entry_wire_bytes(&e) == 10 + 6 * 3, "CT entry: wire bytes = 10 + 6*levels");
 
     ok(mf_ct_entry_pack(&e, buf, n - 1) == 0, "CT entry: pack refuses a too-small buffer");

@@ -89,6 +89,15 @@ MPIFPGA_WATCHDOG_CYCLES=soon "$SIM" -c allreduce --nodes 8 -m 8:8 -i 1 > "$tmp/o
 [ $? != 0 ] && grep -q "MPIFPGA_WATCHDOG_CYCLES='soon': expected a number" "$tmp/e"
 ok $? "a bad MPIFPGA_WATCHDOG_CYCLES is refused ($(head -c 90 "$tmp/e"))"
 
+"$SIM" -c bcast --nodes 8 -m 65536:65536 -i 1 --algorithm tree > "$tmp/t" 2>&1 &&
+    "$SIM" -c bcast --nodes 8 -m 65536:65536 -i 1 > "$tmp/p" 2>&1 &&
+    t=$(awk '$1 == 65536 {print $4}' "$tmp/t") && p=$(awk '$1 == 65536 {print $4}' "$tmp/p") &&
+    awk -v t="$t" -v p="$p" 'BEGIN {exit !(t > 0 && t < p)}'
+ok $? "--algorithm tree: a 64 KiB bcast on 8 nodes streams faster than the paper's ($t < $p us)"
+"$SIM" -c bcast --nodes 8 -m 8:8 --algorithm trees > "$tmp/o" 2> "$tmp/e"
+[ $? = 2 ] && grep -q "algorithm: 'trees' is not paper, tree or auto" "$tmp/e"
+ok $? "a bad --algorithm is refused with exit 2 ($(head -c 80 "$tmp/e"))"
+
 for bad in "-c allgather --analytic" "-c bcast --analytic --root 1 --nodes 4" \
            "-c allreduce --baseline --host-params nosuch" "--traffic uniform --rate 0.1 --baseline" \
            "-c alltoallv" "-c ct_config"; do

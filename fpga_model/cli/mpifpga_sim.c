@@ -66,7 +66,10 @@ static void usage(FILE *f)
             "types: int8 int16 int32 int64 uint8 uint16 uint32 uint64 float double\n"
             "       float_int double_int long_int 2int short_int (minloc, maxloc)\n"
             "       (cprod: float or double lanes taken as (re, im) pairs)\n"
-            "patterns: uniform transpose bitcomp neighbor tornado\n");
+            "patterns: uniform transpose bitcomp neighbor tornado\n"
+            "algorithms: paper (001 Table 1, MPICH's selection; the default), tree (streaming\n"
+            "            trees for bcast, reduce, allreduce on a whole torus, one rank per node),\n"
+            "            auto (the trees, except allreduce up to 2 KiB)\n");
 }
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die2(const char *fmt, ...)

@@ -94,6 +94,15 @@ ok $? "a bad MPIFPGA_WATCHDOG_CYCLES is refused ($(head -c 90 "$tmp/e"))"
     t=$(awk '$1 == 65536 {print $4}' "$tmp/t") && p=$(awk '$1 == 65536 {print $4}' "$tmp/p") &&
     awk -v t="$t" -v p="$p" 'BEGIN {exit !(t > 0 && t < p)}'
 ok $? "--algorithm tree: a 64 KiB bcast on 8 nodes streams faster than the paper's ($t < $p us)"
+# Progress: one line on stderr while a sweep runs on a terminal (script(1)
+# gives it one), nothing when stderr is a file.
+"$SIM" -c allreduce --nodes 4 -m 8:1024 -i 1 > "$tmp/o" 2> "$tmp/e"
+[ $? = 0 ] && [ ! -s "$tmp/e" ] && [ "$(grep -c '^[0-9]' "$tmp/o")" = 8 ]
+ok $? "a sweep prints no progress when stderr is not a terminal"
+script -qec "$SIM -c allreduce --nodes 4 -m 8:1024 -i 1" /dev/null > "$tmp/tty" 2>&1
+[ $? = 0 ] && tr '\r' '\n' < "$tmp/tty" | grep -q '^.*# mpifpga-sim: allreduce 1024 B (up to 1024 B) \.\.\.' &&
+    [ "$(tr '\r' '\n' < "$tmp/tty" | grep -c '^[0-9]')" = 8 ]
+ok $? "on a terminal the sweep shows its progress, then the same 8 rows"
 "$SIM" -c bcast --nodes 8 -m 8:8 --algorithm trees > "$tmp/o" 2> "$tmp/e"
 [ $? = 2 ] && grep -q "algorithm: 'trees' is not paper, tree or auto" "$tmp/e"
 ok $? "a bad --algorithm is refused with exit 2 ($(head -c 80 "$tmp/e"))"

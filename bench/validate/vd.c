@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpifpga/model.h"
 #include "net/topo.h"
@@ -126,9 +127,17 @@ int main(int argc, char **argv)
     for (int g = 0; g < NGROUPS; g++) {
         if (only && strcmp(only, groups[g].name))
             continue;
+        /* rows going to a file (make validate > log): say where we are */
+        if (isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO)) {
+            fprintf(stderr, "\r\033[K# mpifpga-validate: group %d of %d, %s ...", g + 1, NGROUPS,
+                    groups[g].name);
+            fflush(stderr);
+        }
         vd_section(&v, groups[g].title);
         groups[g].run(&v); /* a check that cannot run prints its own FAIL row */
     }
+    if (isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO))
+        fputs("\r\033[K", stderr);
     printf("\n# %d PASS, %d FAIL, %d MISS (known, documented), %d INFO\n", v.npass, v.nfail,
            v.nmiss, v.ninfo);
     return v.nfail ? 1 : 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "baseline/baseline.h"
 #include "baseline/loggp.h"
@@ -81,6 +82,25 @@ __attribute__((noreturn, format(printf, 1, 2))) static void die2(const char *fmt
     va_end(ap);
     fprintf(stderr, "\n");
     exit(2);
+}
+
+/* One progress line on stderr while a sweep runs, only when it is a
+ * terminal (a log or pipe gets exactly what it got before); bytes 0 clears
+ * it before the table. */
+static void progress(const opts_t *o, uint64_t bytes)
+{
+    static int tty = -1;
+    if (tty < 0)
+        tty = isatty(STDERR_FILENO);
+    if (!tty)
+        return;
+    if (!bytes) {
+        fputs("\r\033[K", stderr);
+        return;
+    }
+    fprintf(stderr, "\r\033[K# mpifpga-sim: %s %llu B (up to %llu B) ...", mf_opcode_name(o->coll),
+            (unsigned long long)bytes, (unsigned long long)o->max);
+    fflush(stderr);
 }
 
 static uint64_t parse_size(const char *opt, const char *s)
@@ -448,6 +468,7 @@ static int run_sweep(const opts_t *o)
         if (o->coll == MF_OPC_REDUCE_SCATTER)
             spec.counts = osu_rs_counts(b, P, es, rs_counts);
         int iters = o->iters ? o->iters : default_iters(b), sim;
+        progress(o, b);
         if (o->loop_osu) {
             /* every iteration is simulated: a smaller default than OSU's */
             int it = o->iters ? o->iters : (b > 8192 ? 10 : 50);
@@ -467,6 +488,7 @@ static int run_sweep(const opts_t *o)
         rows[nrows].bytes = b;
         rows[nrows++].iters = iters;
     }
+    progress(o, 0);
     print_rows(o, n, rows, nrows);
     rc = 0;
     goto out;

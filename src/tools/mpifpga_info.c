@@ -22,9 +22,13 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: mpifpga-info [-n N] [-q]\n"
-                 "  -n N   show the network auto mode models for N ranks (default 8)\n"
-                 "  -q     settings only\n");
+    fprintf(out, "usage: mpifpga-info [-n N] [-q] [-h]\n"
+                 "Prints the libmpifpga settings (every MPIFPGA_* variable: its effective\n"
+                 "value, default and meaning), the boards and host found, the engine a job\n"
+                 "would reach and the network auto mode would model.\n"
+                 "  -n N        show the network auto mode models for N ranks (default 8)\n"
+                 "  -q          settings only\n"
+                 "  -h, --help  this text\n");
 }
 
 static int show_params(const mf_config_t *cfg)
@@ -104,7 +108,8 @@ int main(int argc, char **argv)
     int nranks = 8, quiet = 0, c;
     char err[512];
     mf_config_t cfg;
-    while ((c = getopt(argc, argv, "n:qh")) != -1) {
+    static const struct option lo[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    while ((c = getopt_long(argc, argv, "n:qh", lo, NULL)) != -1) {
         if (c == 'n') {
             nranks = atoi(optarg);
             if (nranks < 1 || nranks >= 65535) {

@@ -87,9 +87,10 @@ rc=$?
 ok $? "a failing run exits 1 naming its command ($(grep -m1 'failed' "$tmp/fe" | head -c 80))"
 
 for bad in "--bogus" "-c nosuch" "-c allreduce,nosuch" "-m 64:8" "-m 8:lots" "-n 0" "-i x" \
-           "--mpich-iters 0" "--format xml" "-c"; do
+           "--mpich-iters 0" "--format xml" "-c" "-c alltoall -n 64"; do
     name=${bad%% *}
-    case $bad in "-c "*) name=nosuch ;; "-m 8:"*) name=lots ;; "-m "*) name=64 ;; "--format "*) name=xml ;; esac
+    case $bad in "-c alltoall"*) name="at most 32 ranks" ;; "-c "*) name=nosuch ;;
+                 "-m 8:"*) name=lots ;; "-m "*) name=64 ;; "--format "*) name=xml ;; esac
     # shellcheck disable=SC2086
     timeout 60 "$COMPARE" --out "$tmp/b" $bad > "$tmp/bo" 2> "$tmp/be"
     rc=$?

@@ -25,14 +25,16 @@ page=$(MANPATH="$prefix/share/man" man -w 7 libmpifpga 2>/dev/null)
 [ "$page" = "$prefix/share/man/man7/libmpifpga.7" ]
 ok $? "man 7 libmpifpga (${page:-none})"
 
-# every setting of the table (the source both libmpifpga.7 and mpifpga-info use)
+# every MPIFPGA_* name the sources read (the settings table's from the same
+# source as mpifpga-info; the launcher's, engine's and tools' by hand)
 MANPATH="$prefix/share/man" MANWIDTH=200 man 7 libmpifpga 2>/dev/null > "$tmp/l7"
 missing=""
-for v in $(grep -o '"MPIFPGA_[A-Z_]*"' "$srcdir/src/config/config.c" | tr -d '"' | sort -u); do
-    grep -q "^ *$v\$" "$tmp/l7" || missing="$missing $v"
+for v in $(grep -rhoE 'MPIFPGA_[A-Z_]+' "$srcdir/src" "$srcdir/fpga_model" |
+           grep -v '_H$' | sort -u); do
+    grep -qE "(^|[ ,])$v(\$|[ ,])" "$tmp/l7" || missing="$missing $v"
 done
 [ -z "$missing" ] && [ -s "$tmp/l7" ]
-ok $? "libmpifpga(7) documents every MPIFPGA_* setting${missing:+ (missing:$missing)}"
+ok $? "libmpifpga(7) documents every MPIFPGA_* name the sources read${missing:+ (missing:$missing)}"
 
 libs=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs mpifpga 2>&1 | sed "s/ *$//")
 [ "$libs" = "-L$prefix/lib -lmpifpga" ]
@@ -43,6 +45,11 @@ ${CC:-cc} $cflags "$tmp/t.c" -o "$tmp/t" 2> "$tmp/cc.log" && "$tmp/t"
 ok $? "a program builds against the installed headers with pkg-config --cflags ($cflags)"
 [ -f "$prefix/lib/libmpifpga.so" ]
 ok $? "libmpifpga.so installed in \$libdir"
+# the installed launcher finds the installed library and engine beside it
+MPIFPGA_REPORT=$tmp/r.json timeout 120 "$prefix/bin/mpifpga-run" -n 2 \
+    test/mpi/coll_check --quick --colls allreduce --sizes 8 > "$tmp/run" 2>&1 &&
+    grep -q '"offloaded": *[1-9]' "$tmp/r.json"
+ok $? "the installed mpifpga-run runs a job with offload ($(tail -n 1 "$tmp/run"))"
 
 [ -f "$prefix/share/doc/mpifpga/README.md" ] && [ -f "$prefix/share/doc/mpifpga/model.md" ]
 ok $? "docs in share/doc/mpifpga ($(ls "$prefix/share/doc/mpifpga" 2>/dev/null | tr '\n' ' '))"

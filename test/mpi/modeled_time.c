@@ -142,15 +142,28 @@ int main(int argc, char **argv)
 
     MPI_Op op;
     MPI_Op_create(user_sum, 1, &op);
-    int a = 1, b;
-    double s0 = MPI_Wtime() - host_clock();
-    MPI_Allreduce(&a, &b, 1, MPI_INT, op, MPI_COMM_WORLD);
-    double s1 = MPI_Wtime() - host_clock();
+    /* Least |shift| over 7 calls: two clock reads in a row differ a little
+     * (cold caches after the call, or CPU time the VM charges the thread
+     * between the reads: steal, seen at 5+ us under load); a fallback
+     * counted as modeled time would shift every call by the whole call,
+     * tens of us at least. */
+    int ok_sum = 1;
+    double least_shift = 1;
+    for (int k = 0; k < 7; k++) {
+        int a = 1, b;
+        double s0 = MPI_Wtime() - host_clock();
+        MPI_Allreduce(&a, &b, 1, MPI_INT, op, MPI_COMM_WORLD);
+        double s1 = MPI_Wtime() - host_clock();
+        ok_sum = ok_sum && b == size;
+        double shift = s1 > s0 ? s1 - s0 : s0 - s1;
+        if (shift < least_shift)
+            least_shift = shift;
+    }
     MPI_Op_free(&op);
-    /* 5 us: two clock reads in a row differ a little (cold caches after the
-     * call); a fallback counted as modeled time would differ by the whole
-     * call, tens of us at least. */
-    mpi_tap_ok(b == size && s1 - s0 < 5e-6 && s0 - s1 < 5e-6,
+    if (rank == 0)
+        printf("# fallback: least shift of MPI_Wtime - host clock over 7 calls %.3f us\n",
+               least_shift * 1e6);
+    mpi_tap_ok(ok_sum && least_shift < 5e-6,
           "a call that falls back keeps host time (MPI_Wtime - host clock unchanged)");
     mpi_tap_ok(MPI_Wtick() == PMPI_Wtick(), "MPI_Wtick is MPICH's");
 

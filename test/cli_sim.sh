@@ -88,6 +88,13 @@ ok $? "MPIFPGA_WATCHDOG_CYCLES=0 turns it off"
 MPIFPGA_WATCHDOG_CYCLES=soon "$SIM" -c allreduce --nodes 8 -m 8:8 -i 1 > "$tmp/o" 2> "$tmp/e"
 [ $? != 0 ] && grep -q "MPIFPGA_WATCHDOG_CYCLES='soon': expected a number" "$tmp/e"
 ok $? "a bad MPIFPGA_WATCHDOG_CYCLES is refused ($(head -c 90 "$tmp/e"))"
+# The baseline's packets are progress too: its 256 KiB scatter on 16 nodes
+# runs ~100000 cycles with no engine flow at all, and once tripped a limit
+# of 20000 (a 4 MiB scatter on 128 nodes did at the default limit).
+MPIFPGA_WATCHDOG_CYCLES=20000 "$SIM" -c scatter --nodes 16 -m 262144:262144 -i 1 --baseline \
+    > "$tmp/o" 2> "$tmp/e"
+[ $? = 0 ] && [ "$(grep -c '^262144 ' "$tmp/o")" = 1 ]
+ok $? "the watchdog counts the baseline's packets as progress ($(head -c 90 "$tmp/e"))"
 
 "$SIM" -c bcast --nodes 8 -m 65536:65536 -i 1 --algorithm tree > "$tmp/t" 2>&1 &&
     "$SIM" -c bcast --nodes 8 -m 65536:65536 -i 1 > "$tmp/p" 2>&1 &&

@@ -345,6 +345,7 @@ void bl_on_eject(mf_net_t *n, mf_engine_t *e, mf_pkt_t *p)
         return;
     }
     rank_t *k = &b->rk[r];
+    n->progress_at = n->sim.active_cycles; /* data moved: the watchdog's clock (network.c) */
     uint64_t tail = mf_fx_ceil(p->tail_fx);
     double ejected = (double)(tail > n->sim.now ? tail : n->sim.now);
     double begin = ejected > k->nic_free ? ejected : k->nic_free;

@@ -175,14 +175,17 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, 
     case MF_SINK_HOST:
         return mf_dma_write_budget(s->net, c->eng->dma, now);
     case MF_SINK_NET: {
+        /* the local L2 queue first: when it is full and no packet is open,
+         * there is no room whatever the partner's credits (and they cost a
+         * cache miss or two on another switch) */
+        int l2_full = !mf_l2_can_emit(s, k->l2_queue);
+        if (l2_full && !k->pk)
+            return 0;
         uint64_t acked = partner_consumed(s, c, k), used = k->done > acked ? k->done - acked : 0;
         win += k->extra_win;
         if (used >= win)
             return 0;
-        uint64_t room = win - used;
-        if (!mf_l2_can_emit(s, k->l2_queue)) /* L2 output queue full */
-            room = k->pk ? s->net->pkt_bytes - k->pk->len : 0;
-        return room;
+        return l2_full ? s->net->pkt_bytes - k->pk->len : win - used;
     }
     default: {
         const mf_stream_t *st = &c->st[k->stream];

@@ -51,6 +51,17 @@ MPIFPGA_REPORT=$tmp/r.json timeout 120 "$prefix/bin/mpifpga-run" -n 2 \
     grep -q '"offloaded": *[1-9]' "$tmp/r.json"
 ok $? "the installed mpifpga-run runs a job with offload ($(tail -n 1 "$tmp/run"))"
 
+# the installed comparison commands find their python package, installed in
+# $pkgdatadir (found relative to the command: prefix= moved it), not the build tree's
+pkg=$prefix/share/mpifpga/mpifpga_compare
+[ -f "$pkg/__init__.py" ] && [ -f "$pkg/sweep.py" ] && [ -f "$pkg/app.py" ] &&
+    (cd "$tmp" && "$prefix/bin/mpifpga-compare" --help) > "$tmp/ch" 2>&1 &&
+    grep -q '^usage: mpifpga-compare ' "$tmp/ch" &&
+    (cd "$tmp" && "$prefix/bin/mpifpga-compare-app" --no-plot --out "$tmp/ca" --from-reports \
+        "$srcdir/test/data/app_profile.json" "$srcdir/test/data/app_offload.json") > "$tmp/ca.out" 2>&1 &&
+    grep -q '^cg_poisson ' "$tmp/ca.out" && [ -s "$tmp/ca/app.json" ]
+ok $? "the installed mpifpga-compare and mpifpga-compare-app run from $pkg ($(tail -n 1 "$tmp/ca.out"))"
+
 [ -f "$prefix/share/doc/mpifpga/README.md" ] && [ -f "$prefix/share/doc/mpifpga/model.md" ]
 ok $? "docs in share/doc/mpifpga ($(ls "$prefix/share/doc/mpifpga" 2>/dev/null | tr '\n' ' '))"
 

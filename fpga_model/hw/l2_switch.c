@@ -40,9 +40,12 @@ int mf_l2_queue(mf_switch_t *s, uint16_t dest)
     int dsw = mf_rank_switch(s->net, dest);
     if (dsw == s->id)
         return MF_L2_LOOPBACK;
-    int vc = 0;
-    int port = mf_topo_route(s->net->topo, s->id, dsw, &vc);
-    return port >= 0 ? port : MF_PORT_NONE;
+    /* the route mf_l2_emit's packets take (on a fat tree the uplink
+     * depends on the destination node, not only on its leaf) */
+    mf_pkt_t k = {.in_port = MF_PORT_NONE};
+    k.h.dest = dest;
+    mf_route_compute(s, &k);
+    return k.out_port >= 0 ? k.out_port : MF_PORT_NONE;
 }
 
 int mf_l2_can_emit(mf_switch_t *s, int queue)

@@ -1,21 +1,27 @@
 /*
- * Streaming trees (fpga_model/hw/ccm_stree.c): Bcast, Reduce and Allreduce
- * with --algorithm tree give the reference results on tori of odd and even
- * ring sizes and with rings of one switch, for several roots and sizes; the
- * tree is really built (a 64 KiB Bcast is faster than the paper's binomial
- * tree); a communicator a tree does not fit (two ranks per node, members
- * out of order) runs the paper's algorithm, to the cycle.
+ * Trees in the switches.  Streaming trees (fpga_model/hw/ccm_stree.c):
+ * Bcast, Reduce and Allreduce with --algorithm tree give the reference
+ * results on tori of odd and even ring sizes and with rings of one switch,
+ * for several roots and sizes; the tree is really built (a 64 KiB Bcast is
+ * faster than the paper's binomial tree); a communicator a tree does not fit
+ * (two ranks per node, members out of order) runs the paper's algorithm, to
+ * the cycle.  Fat-tree aggregation (ccm_ftree.c): Bcast, Reduce, Allreduce
+ * and Allgather give the reference results on fat trees of one, two and
+ * three levels with partly filled leaves, for roots that lead their leaf and
+ * roots that do not; the tree's root switch really runs every call, and a
+ * communicator out of rank order never reaches it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/run.h"
+#include "hw/switch.h"
 #include "params/params.h"
 #include "ref_coll.h"
 #include "tap.h"
 #include "test_net.h"
 
-#define MAXP 16
+#define MAXP 40
 
 static mf_params_t params;
 
@@ -141,6 +147,65 @@ static void not_fitting(const char *what, const char *topo, int nodes, int ppn, 
     }
 }
 
+static const mf_opcode_t ft_colls[] = {MF_OPC_BCAST, MF_OPC_REDUCE, MF_OPC_ALLREDUCE,
+                                        MF_OPC_ALLGATHER};
+
+/* Calls the fat tree's root switch has run on context 0. */
+static uint32_t root_switch_calls(mf_net_t *n, const mf_topo_t *t)
+{
+    int top = t->levels > 1 ? n->nranks + mf_fattree_agg_root(t) : 0;
+    return n->eng[top].seq[0];
+}
+
+static void fattree_results(const char *topo, int P)
+{
+    mf_topo_t t;
+    mf_net_t *n = test_make_net(&params, topo, P, 1, &t);
+    int members[MAXP];
+    char err[256] = "";
+    for (int i = 0; i < P; i++)
+        members[i] = i;
+    if (!ok(n && !mf_comm_setup(n, 0, P, members, err, sizeof err), "%s, %d nodes: network and CT",
+            topo, P))
+        return;
+    static const size_t sizes[] = {8, 4104, 65536};
+    int roots[3] = {0, P - 1, t.down < P ? t.down + 1 : 1}; /* a leader, and two that are not */
+    uint32_t calls = 0;
+    for (int k = 0; k < 4; k++)
+        for (int s = 0; s < 3; s++)
+            for (int r = 0; r < (k < 2 ? 3 : 1); r++) {
+                double us = 0;
+                int bad = run_check(n, P, members, 0, MF_ALGO_PAPER, ft_colls[k], MF_OP_SUM,
+                                    MF_DT_DOUBLE, roots[r], sizes[s], &us, err, sizeof err);
+                calls++;
+                ok(!bad, "%s, %d nodes (%d levels): %s %zu B root %d: results right%s%s", topo, P,
+                   t.levels, mf_opcode_name(ft_colls[k]), sizes[s], roots[r], bad ? ": " : "",
+                   bad ? err : "");
+            }
+    ok(root_switch_calls(n, &t) == calls, "%s, %d nodes: the tree's root ran all %u calls (%u)",
+       topo, P, calls, root_switch_calls(n, &t));
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+}
+
+static void fattree_not_fitting(void)
+{
+    mf_topo_t t;
+    mf_net_t *n = test_make_net(&params, "fattree:8", 12, 1, &t);
+    int members[12] = {1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    char err[256] = "";
+    double us;
+    int bad = !n || mf_comm_setup(n, 0, 12, members, err, sizeof err);
+    for (int k = 0; k < 4 && !bad; k++)
+        bad = run_check(n, 12, members, 0, MF_ALGO_PAPER, ft_colls[k], MF_OP_SUM, MF_DT_DOUBLE,
+                        1, 4096, &us, err, sizeof err);
+    ok(!bad && root_switch_calls(n, &t) == 0,
+       "fat tree, members out of order: the leaves run 001 Table 1's algorithms, results right%s%s",
+       bad ? ": " : "", bad ? err : "");
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+}
+
 int main(void)
 {
     char err[256];
@@ -157,5 +222,10 @@ int main(void)
     not_fitting("two ranks per node", "torus:2x2x1", 4, 2, 8, two_per_node);
     int shuffled[8] = {1, 0, 2, 3, 4, 5, 6, 7};
     not_fitting("members out of order", "torus:2x2x2", 8, 1, 8, shuffled);
+    fattree_results("fattree:8", 5);   /* one leaf */
+    fattree_results("fattree:8", 32);  /* two levels, the last leaf holds 2 */
+    fattree_results("fattree:4", 20);  /* three levels */
+    fattree_results("fattree:16", 40);
+    fattree_not_fitting();
     return tap_done();
 }

@@ -23,7 +23,15 @@ void mf_ccm_fail(mf_coll_t *c, const char *fmt, ...)
     c->status = -1;
 }
 
-void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c)
+/* A fat-tree aggregation engine has no host: no doorbell, no PCIe, no
+ * completion to report (001 sec. 4.4). */
+static int is_agg(const mf_net_t *n, const mf_engine_t *e) { return e->grank >= n->nranks; }
+static uint32_t host_delay(const mf_net_t *n, const mf_engine_t *e)
+{
+    return is_agg(n, e) ? 0 : n->host_o;
+}
+
+static void enqueue(mf_engine_t *e, mf_coll_t *c)
 {
     int ctx = c->req.hdr.ctx;
     c->next = NULL;
@@ -33,6 +41,31 @@ void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c)
         e->wait_head[ctx] = c;
     e->wait_tail[ctx] = c;
     e->waiting |= 1u << ctx;
+}
+
+int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at)
+{
+    int ctx = from->req.hdr.ctx;
+    if (e->posted[ctx] >= from->seq)
+        return 0; /* another child configured it already */
+    mf_coll_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return -1;
+    c->req.hdr = from->req.hdr;
+    c->req.at = at;
+    c->eng = e;
+    c->seq = from->seq;
+    e->posted[ctx] = from->seq;
+    e->ct[ctx].valid = 1; /* the size and flags the children's rows carry */
+    e->ct[ctx].e = *mf_ct_lookup(from->eng, ctx);
+    enqueue(e, c);
+    mf_switch_wake(e->sw, at);
+    return 0;
+}
+
+void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c)
+{
+    enqueue(e, c);
     n->pending++;
     /* the DMA starts reading when the host rings the doorbell */
     mf_switch_wake(e->sw, c->req.at + n->host_o);
@@ -43,6 +76,14 @@ static void signal_host(mf_net_t *n, mf_coll_t *c)
     if (c->host_signalled)
         return;
     c->host_signalled = 1;
+    if (is_agg(n, c->eng)) { /* nobody waits for it: its failure stops the run */
+        if (c->status && !n->failed) {
+            n->failed = 1;
+            snprintf(n->err, sizeof n->err, "aggregation engine of switch %d: %.150s",
+                     c->eng->grank - n->nranks, c->err);
+        }
+        return;
+    }
     mf_completion_t done = {.rank = c->eng->grank, .status = c->status,
                             .post = c->req.at, .complete = c->host_done + n->host_o};
     snprintf(done.err, sizeof done.err, "%s", c->err);
@@ -74,7 +115,10 @@ static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     const mf_ct_entry_t *ct = mf_ct_lookup(e, ctx);
     c->start = now;
     s->net->progress_at = s->net->sim.active_cycles; /* the watchdog's clock (network.c) */
-    c->seq = ++e->seq[ctx];
+    if (is_agg(s->net, e))
+        e->seq[ctx] = c->seq; /* the children's sequence number (mf_ccm_post_agg) */
+    else
+        c->seq = ++e->seq[ctx];
     c->host_done = now;
     e->cur[ctx] = c;
     e->running |= 1u << ctx;
@@ -96,8 +140,8 @@ void mf_ccm_start_ready(mf_switch_t *s, mf_engine_t *e, uint64_t now)
     for (uint32_t todo = e->waiting & ~e->running; todo; todo &= todo - 1) {
         int ctx = __builtin_ctz(todo);
         mf_coll_t *c = e->wait_head[ctx];
-        if (c->req.at + s->net->host_o > now) {
-            mf_switch_wake(s, c->req.at + s->net->host_o);
+        if (c->req.at + host_delay(s->net, e) > now) {
+            mf_switch_wake(s, c->req.at + host_delay(s->net, e));
             continue;
         }
         e->wait_head[ctx] = c->next;
@@ -140,7 +184,9 @@ void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now)
 /* Drive one collective for a cycle; *busy is set if it can move next cycle. */
 static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now, int *busy)
 {
-    uint64_t cfg = c->start + s->net->pcie; /* processor header reaches the CCM */
+    /* the processor header reaches the CCM (an aggregation engine is
+     * configured by its children's first packets) */
+    uint64_t cfg = c->start + (is_agg(s->net, e) ? 0 : s->net->pcie);
     if (!c->status) {
         if (c->reads_left) {
             mf_dma_read_sources(s, e, c, now);

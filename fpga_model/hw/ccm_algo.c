@@ -66,6 +66,10 @@ static void dispatch(bld_t *b)
         ccm_to_host(b, ccm_copy_of(b, ccm_host_src(b, 0, 0)), 0, 0, 0);
         return;
     }
+    if (ccm_ftree_fits(b)) { /* the fat tree's switches aggregate (001 sec. 4.4) */
+        ccm_ftree(b);
+        return;
+    }
     if (stree(b, h))
         return;
     switch (h->opcode) {

@@ -6,6 +6,7 @@
  * already travelling in a dimension.  Topology rules live in net/ (DOR + datelines, up/down (up-then-down)).
  */
 #include "hw/switch.h"
+#include "net/topo.h"
 
 void mf_route_compute(mf_switch_t *s, mf_pkt_t *k)
 {
@@ -15,6 +16,10 @@ void mf_route_compute(mf_switch_t *s, mf_pkt_t *k)
         return;
     }
     int vc = k->h.vc;
+    if (k->h.dest >= s->net->nranks) { /* to an aggregation engine, along the tree */
+        k->out_port = (int16_t)mf_fattree_route_agg(s->net->topo, s->id, dsw);
+        return;
+    }
     k->out_port = (int16_t)mf_topo_route_node(s->net->topo, s->id, k->h.dest / s->net->topo->ppn,
                                               k->in_port, &vc);
     k->h.vc = (uint8_t)vc;

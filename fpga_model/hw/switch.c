@@ -11,6 +11,8 @@
 
 int mf_rank_switch(const mf_net_t *n, int grank)
 {
+    if (grank >= n->nranks)
+        return grank - n->nranks; /* an aggregation engine (fat tree) */
     return n->topo->node_sw[grank / n->topo->ppn];
 }
 
@@ -48,6 +50,11 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     }
     if (s->nengines && ++s->eng_rr == s->nengines)
         s->eng_rr = 0;
+    mf_engine_t *a = s->agg;
+    if (a && a->waiting & ~a->running)
+        mf_ccm_start_ready(s, a, now);
+    if (a && a->running)
+        mf_ccm_progress(s, a, now, &busy);
     mf_l1_eject_ready(s, now);
     mf_sw_alloc(s, now);
     if (busy || has_queued(s))

@@ -33,7 +33,7 @@
 
 #define MF_MAX_VCS 8
 #define MF_MAX_NET_PORTS 32
-#define MF_FLOW_MAXIN 18 /* own data + one input per binomial child (16) + 1 */
+#define MF_FLOW_MAXIN 32 /* own data + one input per child: 16 binomial, 30 fat tree */
 #define MF_COLL_OUT_DEPTH 4 /* packets an L2 output queue holds */
 #define MF_VC_WORDS (MF_MAX_NET_PORTS * MF_MAX_VCS / 64) /* input VC bit set */
 
@@ -167,6 +167,7 @@ typedef struct mf_engine {
     mf_pq_t parked[MF_MAX_CTX];    /* packets that came before their collective */
     mf_ct_row_t ct[MF_MAX_CTX];    /* communicator table rows (ct.c) */
     uint64_t rx_pkts, rx_lat_sum, rx_lat_max, rx_phits;
+    uint32_t posted[MF_MAX_CTX];   /* aggregation engine: last sequence configured */
 } mf_engine_t;
 
 /* ---- router ports -------------------------------------------------------- */
@@ -206,6 +207,7 @@ typedef struct mf_switch {
     unsigned cgr_used;     /* CGR units busy this cycle (<= SA) */
     uint64_t cgr_denied;   /* reductions that found every unit busy */
     int eng_rr;            /* engine served first (fair time slots) */
+    mf_engine_t *agg;      /* fat-tree aggregation engine (no host), or NULL */
     int nactive_colls;
     uint64_t stream_bytes, stream_peak; /* collector buffering */
     unsigned eject_waiting; /* packets in input VCs addressed to local engines */
@@ -221,7 +223,8 @@ typedef struct mf_net {
     mf_switch_t *sw;
     int nsw;
     mf_engine_t *eng;      /* by global rank */
-    int nranks;
+    int nranks;            /* eng[nranks + sw]: switch sw's aggregation engine (fat tree) */
+    int neng;              /* engines: nranks, + nsw on a fat tree */
     mf_dma_t *dma;         /* by node */
     /* derived figures */
     unsigned phit_bytes, pkt_bytes;
@@ -305,6 +308,10 @@ int mf_ct_free(mf_engine_t *e, int ctx);
 const mf_ct_entry_t *mf_ct_lookup(const mf_engine_t *e, int ctx);
 /* ccm.c */
 void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c);
+/* Configure aggregation engine e for the collective `from` (a child's)
+ * runs, starting at cycle `at`, unless a child already did; -1 if out of
+ * memory. */
+int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at);
 void mf_ccm_start_ready(mf_switch_t *s, mf_engine_t *e, uint64_t now);
 void mf_ccm_progress(mf_switch_t *s, mf_engine_t *e, uint64_t now, int *busy);
 void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now);

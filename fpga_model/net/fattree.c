@@ -205,3 +205,62 @@ int mf_fattree_oversub(const mf_topo_t *t)
     const ft_impl_t *fi = t->impl;
     return fi ? fi->oversub : 3;
 }
+
+/* ---- the aggregation tree (topo.h) ---------------------------------------- */
+
+int mf_fattree_agg_root(const mf_topo_t *t)
+{
+    const ft_impl_t *fi = t->impl;
+    return fi->lev[fi->nlevels - 1].base;
+}
+
+/* The first uplink of a leaf or of an upper column-0 switch. */
+static int first_uplink(const ft_impl_t *fi, int sw, int level)
+{
+    (void)sw;
+    return fi->lev[level].nup ? fi->lev[level].ndown : MF_PORT_NONE;
+}
+
+int mf_fattree_agg_parent(const mf_topo_t *t, int sw, int *port_at_parent)
+{
+    const ft_impl_t *fi = t->impl;
+    int up = first_uplink(fi, sw, t->sw_level[sw]);
+    if (up == MF_PORT_NONE)
+        return -1;
+    int i = sw * t->max_ports + up;
+    *port_at_parent = t->peer_port[i];
+    return t->peer_sw[i];
+}
+
+int mf_fattree_agg_children(const mf_topo_t *t, int sw, int *child, int max)
+{
+    const ft_impl_t *fi = t->impl;
+    int l = t->sw_level[sw], n = l ? fi->lev[l].ndown : 0;
+    for (int i = 0; i < n && i < max; i++)
+        child[i] = t->peer_sw[sw * t->max_ports + i];
+    return n < max ? n : max;
+}
+
+int mf_fattree_route_agg(const mf_topo_t *t, int sw, int dst)
+{
+    const ft_impl_t *fi = t->impl;
+    if (sw == dst)
+        return MF_PORT_NONE;
+    if (t->sw_level[sw] < t->sw_level[dst])
+        return first_uplink(fi, sw, t->sw_level[sw]);
+    for (int p = 0; p < fi->lev[t->sw_level[sw]].ndown; p++)
+        if (t->peer_sw[sw * t->max_ports + p] == dst)
+            return p;
+    return MF_PORT_NONE; /* not a child: no tree packet goes there */
+}
+
+void mf_fattree_nodes_below(const mf_topo_t *t, int sw, int *first, int *count)
+{
+    const ft_impl_t *fi = t->impl;
+    int l = t->sw_level[sw];
+    int leaf0 = fi->gc[2 * sw] * fi->lev[l].span, nleaves = fi->lev[0].groups;
+    int leaf1 = leaf0 + fi->lev[l].span < nleaves ? leaf0 + fi->lev[l].span : nleaves;
+    *first = leaf0 * t->down;
+    int end = leaf1 * t->down < t->nnodes ? leaf1 * t->down : t->nnodes;
+    *count = end - *first;
+}

@@ -20,6 +20,11 @@ static void derive(mf_net_t *n)
     n->dma_bytes = p->dma_phits_per_cycle * n->phit_bytes;
     n->stage = p->router_stage_cycles;
     n->pcie = (uint32_t)mf_params_ns_to_cycles(p, p->pcie_latency_ns);
+    /* 001 sec. 4.4: in the indirect network the processors attach to the
+     * leaf switches "through network ports": PCIe to the host's NIC, then
+     * a link (Table 2: 440 ns) to the leaf's packet converter */
+    if (n->topo->kind == MF_TOPO_FATTREE)
+        n->pcie += (uint32_t)mf_params_ns_to_cycles(p, p->link_latency_ns);
     n->host_o = (uint32_t)mf_params_ns_to_cycles(p, p->host_overhead_ns);
     n->link_lat = (uint32_t)mf_params_ns_to_cycles(p, p->link_latency_ns);
     if (n->link_lat < 1)
@@ -71,6 +76,16 @@ static int attach_engines(mf_net_t *n)
         e->slot = t->node_slot[node] * t->ppn + r % t->ppn;
         e->sw->eng[e->slot] = e;
     }
+    /* fat tree: an aggregation engine in every switch of the aggregation
+     * tree above the leaves (001 sec. 4.4), addressed as rank nranks + sw */
+    for (int s = 0; s < n->nsw && n->neng > n->nranks; s++) {
+        if (t->sw_level[s] == 0)
+            continue;
+        mf_engine_t *e = &n->eng[n->nranks + s];
+        e->grank = n->nranks + s;
+        e->sw = &n->sw[s];
+        n->sw[s].agg = e;
+    }
     return 0;
 }
 
@@ -109,7 +124,13 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
     n->nsw = t->nswitches;
     n->nranks = t->nranks;
     n->sw = calloc(n->nsw, sizeof *n->sw);
-    n->eng = calloc(n->nranks, sizeof *n->eng);
+    n->neng = n->nranks + (t->kind == MF_TOPO_FATTREE && t->levels > 1 ? n->nsw : 0);
+    if (n->neng > (int)MF_RANK_NONE) {
+        snprintf(err, errlen, "%d ranks and %d switches: more than the %d engines a 16-bit "
+                 "destination addresses", n->nranks, n->nsw, MF_RANK_NONE);
+        goto fail;
+    }
+    n->eng = calloc(n->neng, sizeof *n->eng);
     n->dma = calloc(t->nnodes, sizeof *n->dma);
     if (!n->sw || !n->eng || !n->dma)
         goto oom;
@@ -130,8 +151,10 @@ void mf_net_destroy(mf_net_t *n)
 {
     if (!n)
         return;
-    for (int r = 0; n->eng && r < n->nranks; r++) {
+    for (int r = 0; n->eng && r < n->neng; r++) {
         mf_engine_t *e = &n->eng[r];
+        if (!e->sw)
+            continue; /* no engine there (a leaf's slot in the aggregation range) */
         for (int ctx = 0; ctx < MF_MAX_CTX; ctx++) {
             mf_pkt_t *k;
             while ((k = mf_pq_pop(&e->parked[ctx])) != NULL)

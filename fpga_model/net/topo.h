@@ -84,6 +84,23 @@ int mf_topo_route_ex(const mf_topo_t *t, int sw, int dst_sw, int in_port, int *v
 int mf_topo_route_node(const mf_topo_t *t, int sw, int dst_node, int in_port, int *vc);
 /* Network hops from switch a to switch b along the routed path. */
 int mf_topo_hops(const mf_topo_t *t, int a, int b);
+/*
+ * The fat tree's aggregation tree (001 sec. 4.4: leaf and spine switches
+ * both reduce and gather): every leaf, and the first switch (column 0) of
+ * every upper group, each joined to its parent by its first uplink; the
+ * root is column 0 of the top level.  Only these switches aggregate.
+ */
+int mf_fattree_agg_root(const mf_topo_t *t);
+/* The parent of tree switch sw, -1 at the root; *port_at_parent = the
+ * parent's down port towards sw. */
+int mf_fattree_agg_parent(const mf_topo_t *t, int sw, int *port_at_parent);
+/* Children of upper tree switch sw by down port: child[i] = the switch on
+ * down port i, -1 if unconnected; returns the number of down ports. */
+int mf_fattree_agg_children(const mf_topo_t *t, int sw, int *child, int max);
+/* Output port at sw towards tree switch dst (its ancestor or child). */
+int mf_fattree_route_agg(const mf_topo_t *t, int sw, int dst);
+/* First node and node count below switch sw. */
+void mf_fattree_nodes_below(const mf_topo_t *t, int sw, int *first, int *count);
 /* Torus coordinates of a switch. */
 void mf_torus_coord(const mf_topo_t *t, int sw, int c[3]);
 int mf_torus_switch(const mf_topo_t *t, const int c[3]);

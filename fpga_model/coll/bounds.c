@@ -191,8 +191,11 @@ uint64_t mf_bound_offload(const mf_net_t *n, const mf_coll_spec_t *c, int size,
     uint64_t pcie = mf_params_ns_to_cycles(p, p->pcie_latency_ns);
     uint64_t dma = (uint64_t)p->dma_phits_per_cycle * mf_params_phit_bytes(p);
     uint64_t link = link_cycles(p);
-    if (t->kind == MF_TOPO_FATTREE) /* the host's NIC and link to its leaf (network.c) */
+    if (t->kind == MF_TOPO_FATTREE) { /* the host's NIC and link to its leaf (network.c) */
         pcie += link;
+        uint64_t lbpc = (mf_params_link_bpc_fx(p) + 0xffff) >> 16; /* rounded up: a bound */
+        dma = lbpc < dma ? lbpc : dma;
+    }
     uint64_t fixed = 2 * ovh + pcie;
     if (!b.moves)
         return 0;

@@ -523,6 +523,10 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     activate_sinks(s, c, f);
     int blk = -1;
     uint64_t n = limit_by_sinks(s, c, f, avail, now, &blk);
+    if (f->kind == MF_FLOW_REDUCE && n < avail) { /* a sink's room cut it: whole elements */
+        size_t es = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype);
+        n -= n % es;
+    }
     f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
     if (n)
         move(s, c, f, n, now, ready);

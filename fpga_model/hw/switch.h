@@ -229,6 +229,7 @@ typedef struct mf_net {
     /* derived figures */
     unsigned phit_bytes, pkt_bytes;
     uint32_t datapath_bytes, dma_bytes;
+    uint64_t host_fx;      /* host bytes per cycle each way, 16.16 (mf_host_bytes_at) */
     uint32_t stage, pcie, host_o, link_lat;
     uint32_t margin, vc_cap;
     size_t pending;        /* collectives posted, host not yet signalled */
@@ -274,12 +275,20 @@ static inline mf_fifo_t *mf_l1_fifo(mf_switch_t *s, unsigned in_vc)
 /* dma.c */
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
 /* This cycle's DMA byte budgets, set up by their first user in a cycle. */
+/* Host bytes a node's DMA moves each way in cycle `now`: dma_bytes, or on
+ * a fat tree the host link's rate where it is lower (network.c), spread
+ * over the cycles so that any run of them moves the rate to the byte. */
+static inline uint32_t mf_host_bytes_at(const mf_net_t *n, uint64_t now)
+{
+    if (n->host_fx == (uint64_t)n->dma_bytes << 16)
+        return n->dma_bytes;
+    return (uint32_t)(((now + 1) * n->host_fx >> 16) - (now * n->host_fx >> 16));
+}
 static inline void mf_dma_budgets(mf_net_t *n, mf_dma_t *d, uint64_t now)
 {
     if (d->rd_budget_cycle != now + 1) {
         d->rd_budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
-        d->rd_left = n->dma_bytes;
-        d->wr_left = n->dma_bytes;
+        d->rd_left = d->wr_left = mf_host_bytes_at(n, now);
     }
 }
 static inline uint32_t mf_dma_write_budget(mf_net_t *n, mf_dma_t *d, uint64_t now)

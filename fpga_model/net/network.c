@@ -23,8 +23,12 @@ static void derive(mf_net_t *n)
     /* 001 sec. 4.4: in the indirect network the processors attach to the
      * leaf switches "through network ports": PCIe to the host's NIC, then
      * a link (Table 2: 440 ns) to the leaf's packet converter */
-    if (n->topo->kind == MF_TOPO_FATTREE)
+    n->host_fx = (uint64_t)n->dma_bytes << 16;
+    if (n->topo->kind == MF_TOPO_FATTREE) {
         n->pcie += (uint32_t)mf_params_ns_to_cycles(p, p->link_latency_ns);
+        if (mf_params_link_bpc_fx(p) < n->host_fx) /* and at the link's rate */
+            n->host_fx = mf_params_link_bpc_fx(p);
+    }
     n->host_o = (uint32_t)mf_params_ns_to_cycles(p, p->host_overhead_ns);
     n->link_lat = (uint32_t)mf_params_ns_to_cycles(p, p->link_latency_ns);
     if (n->link_lat < 1)

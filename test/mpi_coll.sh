@@ -32,4 +32,12 @@ withenv "MPIFPGA_ALGORITHM=tree MPIFPGA_MODELED_TIME=cpu MPIFPGA_REPORT=$tmp/tre
     coll_check --colls bcast,reduce,allreduce --sizes 8,4100,256k
 report_ok "tree run: bcast, reduce, allreduce offloaded (types MPICH must run fall back)" \
     "$tmp/tree.json" 'bcast.offloaded>250' 'allreduce.offloaded>200' 'reduce.offloaded>150'
+# Aggregation in the fat tree's switches (001 sec. 4.4) through the plugin:
+# 7 ranks on a radix-4 fat tree (3 hosts per leaf, the last leaf with one,
+# two switch levels); world runs the tree, scrambled the leaves' algorithms.
+withenv "MPIFPGA_TOPOLOGY=fattree:4 MPIFPGA_MODELED_TIME=cpu MPIFPGA_REPORT=$tmp/ft.json" run_ok \
+    "coll_check on a fat tree at -n 7: bcast, reduce, allreduce, allgather" "$tmp/ft" 7 \
+    coll_check --colls bcast,reduce,allreduce,allgather --sizes 8,4100 --shapes world,scrambled
+report_ok "fat-tree run: all four offloaded" "$tmp/ft.json" 'nranks==7' 'bcast.offloaded>0' \
+    'reduce.offloaded>0' 'allreduce.offloaded>0' 'allgather.offloaded>0'
 finish

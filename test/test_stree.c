@@ -65,27 +65,52 @@ out:
 
 static const mf_opcode_t colls[] = {MF_OPC_BCAST, MF_OPC_REDUCE, MF_OPC_ALLREDUCE};
 
-static void results(const char *topo, int P)
+/* A network of P nodes on topo, one rank each, with the world
+ * communicator (members 0..P-1) on context 0; NULL (a failed test) if not. */
+static mf_net_t *world_net(const char *topo, int P, mf_topo_t *t, int *members)
 {
-    mf_topo_t t;
-    mf_net_t *n = test_make_net(&params, topo, P, 1, &t);
-    int members[MAXP];
+    mf_net_t *n = test_make_net(&params, topo, P, 1, t);
     char err[256] = "";
     for (int i = 0; i < P; i++)
         members[i] = i;
-    if (!ok(n && !mf_comm_setup(n, 0, P, members, err, sizeof err), "%s: network and CT", topo))
-        return;
+    if (!ok(n && !mf_comm_setup(n, 0, P, members, err, sizeof err), "%s, %d nodes: network and CT",
+            topo, P))
+        return NULL;
+    return n;
+}
+
+/* Each of cl[0..ncl) x sizes 8, 4104, 64 KiB x roots[] (the rooted ones;
+ * the others once) in `mode` on n, against the reference; the calls made. */
+static uint32_t check_all(mf_net_t *n, const char *what, int P, const int *members,
+                          mf_algo_mode_t mode, const mf_opcode_t *cl, int ncl, const int roots[3])
+{
     static const size_t sizes[] = {8, 4104, 65536};
-    int roots[3] = {0, P - 1, P / 2};
-    for (int k = 0; k < 3; k++)
+    char err[256] = "";
+    uint32_t calls = 0;
+    for (int k = 0; k < ncl; k++)
         for (int s = 0; s < 3; s++)
-            for (int r = 0; r < (colls[k] == MF_OPC_ALLREDUCE ? 1 : 3); r++) {
+            for (int r = 0; r < (cl[k] == MF_OPC_BCAST || cl[k] == MF_OPC_REDUCE ? 3 : 1); r++) {
                 double us = 0;
-                int bad = run_check(n, P, members, 0, MF_ALGO_TREE, colls[k], MF_OP_SUM,
-                                    MF_DT_DOUBLE, roots[r], sizes[s], &us, err, sizeof err);
-                ok(!bad, "%s tree %s %zu B root %d: results right%s%s", topo,
-                   mf_opcode_name(colls[k]), sizes[s], roots[r], bad ? ": " : "", bad ? err : "");
+                int bad = run_check(n, P, members, 0, mode, cl[k], MF_OP_SUM, MF_DT_DOUBLE,
+                                    roots[r], sizes[s], &us, err, sizeof err);
+                calls++;
+                ok(!bad, "%s: %s %zu B root %d: results right%s%s", what, mf_opcode_name(cl[k]),
+                   sizes[s], roots[r], bad ? ": " : "", bad ? err : "");
             }
+    return calls;
+}
+
+static void results(const char *topo, int P)
+{
+    mf_topo_t t;
+    int members[MAXP];
+    char err[256] = "", what[80];
+    mf_net_t *n = world_net(topo, P, &t, members);
+    if (!n)
+        return;
+    int roots[3] = {0, P - 1, P / 2};
+    snprintf(what, sizeof what, "%s tree", topo);
+    check_all(n, what, P, members, MF_ALGO_TREE, colls, 3, roots);
     double us = 0;
     ok(!run_check(n, P, members, 0, MF_ALGO_TREE, MF_OPC_ALLREDUCE, MF_OP_MAX, MF_DT_INT32, 0,
                   4096, &us, err, sizeof err),
@@ -160,28 +185,14 @@ static uint32_t root_switch_calls(mf_net_t *n, const mf_topo_t *t)
 static void fattree_results(const char *topo, int P)
 {
     mf_topo_t t;
-    mf_net_t *n = test_make_net(&params, topo, P, 1, &t);
     int members[MAXP];
-    char err[256] = "";
-    for (int i = 0; i < P; i++)
-        members[i] = i;
-    if (!ok(n && !mf_comm_setup(n, 0, P, members, err, sizeof err), "%s, %d nodes: network and CT",
-            topo, P))
+    char what[80];
+    mf_net_t *n = world_net(topo, P, &t, members);
+    if (!n)
         return;
-    static const size_t sizes[] = {8, 4104, 65536};
     int roots[3] = {0, P - 1, t.down < P ? t.down + 1 : 1}; /* a leader, and two that are not */
-    uint32_t calls = 0;
-    for (int k = 0; k < 4; k++)
-        for (int s = 0; s < 3; s++)
-            for (int r = 0; r < (k < 2 ? 3 : 1); r++) {
-                double us = 0;
-                int bad = run_check(n, P, members, 0, MF_ALGO_PAPER, ft_colls[k], MF_OP_SUM,
-                                    MF_DT_DOUBLE, roots[r], sizes[s], &us, err, sizeof err);
-                calls++;
-                ok(!bad, "%s, %d nodes (%d levels): %s %zu B root %d: results right%s%s", topo, P,
-                   t.levels, mf_opcode_name(ft_colls[k]), sizes[s], roots[r], bad ? ": " : "",
-                   bad ? err : "");
-            }
+    snprintf(what, sizeof what, "%s, %d nodes (%d levels)", topo, P, t.levels);
+    uint32_t calls = check_all(n, what, P, members, MF_ALGO_PAPER, ft_colls, 4, roots);
     ok(root_switch_calls(n, &t) == calls, "%s, %d nodes: the tree's root ran all %u calls (%u)",
        topo, P, calls, root_switch_calls(n, &t));
     mf_net_destroy(n);

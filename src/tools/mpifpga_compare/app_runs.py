@@ -2,12 +2,11 @@
 profile (--profile: plain MPICH, each call site timed) and offload
 (--instances: the collectives offloaded to the modeled switch)."""
 import os
-import signal
 import subprocess
 import time
 
 from .app_cli import note
-from .common import RunError, fmt_cmd
+from .common import RunError, fmt_cmd, wait_noting
 from .reports import DataError, load_report
 
 RUNS = (("profile", "--profile"), ("offload", "--instances"))  # (label, mpifpga-run flag)
@@ -37,20 +36,7 @@ def run_app(label, cmd, out_path, err_path, env, quiet_after=30.0):
                                      env=env, start_new_session=True)
             except OSError as e:
                 raise RunError("the %s run: cannot run %s: %s" % (label, cmd[0], e))
-            try:
-                while True:
-                    try:
-                        p.wait(timeout=quiet_after)
-                        break
-                    except subprocess.TimeoutExpired:
-                        note("%s run: still running (%.0f s)" % (label, time.monotonic() - t0))
-            except KeyboardInterrupt:
-                try:
-                    os.killpg(p.pid, signal.SIGTERM)  # the session we started for it
-                except OSError:
-                    pass
-                p.wait()
-                raise
+            wait_noting(p, "%s run" % label, t0, quiet_after, note)
     except OSError as e:
         raise RunError("the %s run: cannot write its output: %s" % (label, e))
     secs = time.monotonic() - t0

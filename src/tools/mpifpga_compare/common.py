@@ -2,7 +2,9 @@
 import os
 import shlex
 import shutil
+import signal
 import subprocess
+import time
 
 
 class UsageError(Exception):
@@ -113,3 +115,23 @@ def run_gnuplot(gnuplot, outdir, script_name, script, note):
 def fnum(v, fmt):
     """v in fmt, or '' for none."""
     return "" if v is None else fmt % v
+
+
+def wait_noting(p, what, t0, quiet_after, note):
+    """Wait for process p, saying "WHAT: still running (N s)" through note
+    every quiet_after seconds; on Ctrl-C stop its process group (the
+    session started for it) and re-raise."""
+    try:
+        while True:
+            try:
+                p.wait(timeout=quiet_after)
+                return
+            except subprocess.TimeoutExpired:
+                note("%s: still running (%.0f s)" % (what, time.monotonic() - t0))
+    except KeyboardInterrupt:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except OSError:
+            pass
+        p.wait()
+        raise

@@ -3,7 +3,6 @@
 (mpifpga-osu under mpifpga-run --baseline), one of each per collective."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -11,7 +10,7 @@ import time
 from collections import deque
 
 from .cli import PROG
-from .common import RunError, fmt_cmd
+from .common import RunError, fmt_cmd, wait_noting
 from .osu import OSU_HEADER, SIM_HEADER, osu_results, parse_csv, sim_results
 from .progress import PROGRESS, note
 
@@ -55,20 +54,7 @@ def run(label, cmd, env_extra=None, env_drop=(), quiet_after=20.0):
                threading.Thread(target=read_err, daemon=True)]
     for t in threads:
         t.start()
-    try:
-        while True:
-            try:
-                p.wait(timeout=quiet_after)
-                break
-            except subprocess.TimeoutExpired:
-                note("%s: still running (%.0f s)" % (label, time.monotonic() - t0))
-    except KeyboardInterrupt:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)  # the session we started for it
-        except OSError:
-            pass
-        p.wait()
-        raise
+    wait_noting(p, label, t0, quiet_after, note)
     for t in threads:
         t.join()
     secs = time.monotonic() - t0

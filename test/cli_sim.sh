@@ -95,6 +95,13 @@ MPIFPGA_WATCHDOG_CYCLES=20000 "$SIM" -c scatter --nodes 16 -m 262144:262144 -i 1
     > "$tmp/o" 2> "$tmp/e"
 [ $? = 0 ] && [ "$(grep -c '^262144 ' "$tmp/o")" = 1 ]
 ok $? "the watchdog counts the baseline's packets as progress ($(head -c 90 "$tmp/e"))"
+# Reductions waiting for room must not hold the CGR units: on this scan six
+# of them once took a switch's six units every cycle and a seventh that
+# could move starved for good (~12 s here).
+MPIFPGA_WATCHDOG_CYCLES=300000 "$SIM" -c scan --topology fattree:16 --nodes 128 \
+    -m 1048576:1048576 -i 1 > "$tmp/o" 2> "$tmp/e"
+[ $? = 0 ] && [ "$(grep -c '^1048576 ' "$tmp/o")" = 1 ]
+ok $? "a 1 MiB scan on a 128-node fat tree completes: no CGR unit held by a waiting reduction ($(head -c 90 "$tmp/e"))"
 
 "$SIM" -c bcast --nodes 8 -m 65536:65536 -i 1 --algorithm tree > "$tmp/t" 2>&1 &&
     "$SIM" -c bcast --nodes 8 -m 65536:65536 -i 1 > "$tmp/p" 2>&1 &&

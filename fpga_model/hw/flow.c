@@ -494,12 +494,12 @@ int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
      * position, with input waiting and no zero-length sink pending, changed
      * nothing; while that sink still has no room, stepping again would do
      * the same (input only grows, the position and the sinks' packets stay
-     * put), so only what it had to do anyway is repeated: a reduction takes
-     * its CGR slot before it looks at its sinks. */
+     * put).  (A reduction takes a CGR unit only for a step that moves
+     * bytes: six reductions waiting for room once took all six units of a
+     * switch every cycle, and a seventh that could move starved -- a scan of
+     * 1 MiB on a 128-node fat tree stopped for good.) */
     if (f->blk >= 0) {
         if (sink_room(s, c, &c->sk[f->blk], now) == 0) {
-            if (f->kind == MF_FLOW_REDUCE)
-                mf_cgr_acquire(s, now);
             f->next_check = now + 1;
             return 1;
         }
@@ -515,8 +515,6 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     if (f->done)
         return 0;
     uint64_t in_now = input_avail(c, f, now);
-    if (f->kind == MF_FLOW_REDUCE && in_now && f->pos < f->len && !mf_cgr_acquire(s, now))
-        return 1; /* every CGR unit is busy this cycle: try the next */
     uint64_t ready = now + flow_latency(&s->net->p, f);
     uint64_t avail = min_u64(in_now, s->net->datapath_bytes);
     avail = min_u64(avail, f->len - f->pos);
@@ -527,6 +525,8 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         size_t es = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype);
         n -= n % es;
     }
+    if (f->kind == MF_FLOW_REDUCE && n && !mf_cgr_acquire(s, now))
+        return 1; /* every CGR unit is busy this cycle: try the next */
     f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
     if (n)
         move(s, c, f, n, now, ready);

@@ -2,13 +2,13 @@
 # Summarises Yosys's `stat` after synth_xilinx (rtl/rtl.am, make synth):
 # the whole design's LUT / FF / DSP / BRAM / carry / wide-mux counts, then
 # each module's cells per instance and its instance count.
-#   synth_summary.sh DATA_BYTES stat.txt
+#   synth_summary.sh TOP DATA_BYTES stat.txt
 set -eu
-if [ $# -ne 2 ] || [ ! -s "$2" ]; then
-    echo "usage: synth_summary.sh DATA_BYTES yosys-stat-output (missing or empty: $*)" >&2
+if [ $# -ne 3 ] || [ ! -s "$3" ]; then
+    echo "usage: synth_summary.sh TOP DATA_BYTES yosys-stat-output (missing or empty: $*)" >&2
     exit 2
 fi
-awk -v bytes="$1" '
+awk -v top="$1" -v bytes="$2" '
     function flush() {
         if (mod == "") return
         order[++nmods] = mod
@@ -51,7 +51,7 @@ awk -v bytes="$1" '
     $1 ~ /^CARRY[48]$/ { c += $2; if (hier) C += $2 }
     $1 ~ /^MUXF[789]$/ { m += $2; if (hier) M += $2 }
     END {
-        printf "# synth_xilinx -family xcup: one vectorised AgLU, %d-byte (%d-bit) datapath\n", bytes, 8 * bytes
+        printf "# synth_xilinx -family xcup: %s, %d-byte (%d-bit) datapath\n", top, bytes, 8 * bytes
         printf "%-8s %9s\n", "resource", "count"
         printf "%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n",
                "LUT", L, "FF", F, "DSP", D, "BRAM", B, "URAM", U, "CARRY", C, "MUXF7-9", M
@@ -62,4 +62,4 @@ awk -v bytes="$1" '
                    carry[k], mux[k], (k in inst) ? inst[k] : 1
         }
         if (L == 0) { print "synth_summary.sh: no LUT in the stat output" > "/dev/stderr"; exit 1 }
-    }' "$2"
+    }' "$3"

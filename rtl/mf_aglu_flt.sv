@@ -10,7 +10,8 @@ module mf_aglu_flt #(
     input  logic [3:0]         op,
     input  logic [WIDTH-1:0]   a,
     input  logic [WIDTH-1:0]   b,
-    output logic [WIDTH-1:0]   y
+    output logic [WIDTH-1:0]   y,
+    output logic [WIDTH-1:0]   prod    // a * b, also for the complex product
 );
 `include "mf_codes.vh"
     localparam int EW = WIDTH == 32 ? 8 : 11;  // exponent bits
@@ -19,9 +20,9 @@ module mf_aglu_flt #(
     localparam logic [N-1:0] ONE = {2'b00, {(EW - 1){1'b1}}, {MW{1'b0}}};
 
     logic a_nan, b_nan, a_true, b_true, b_lt_a, b_gt_a;
-    logic [N-1:0] sum, prod;
+    logic [N-1:0] sum;
 
-    mf_fp_add #(.WIDTH(WIDTH)) u_add (.a(a), .b(b), .y(sum));
+    mf_fp_add #(.WIDTH(WIDTH)) u_add (.a(a), .b(b), .sub_b(1'b0), .y(sum));
     mf_fp_mul #(.WIDTH(WIDTH)) u_mul (.a(a), .b(b), .y(prod));
 
     // x < y on the IEEE order (false if either is NaN or both are zeros)

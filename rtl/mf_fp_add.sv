@@ -1,15 +1,17 @@
-// IEEE-754 binary addition y = a + b (float: EW=8, MW=23; double: EW=11,
-// MW=52), bit-exact with x86-64 SSE in its default mode: round to nearest
-// even, subnormal inputs and results (no flush to zero), and SSE's NaN
-// rules: a NaN operand is returned quieted, a's if both are NaN; an invalid
-// inf - inf gives the default NaN (sign set, quiet bit only).  An exact
-// zero sum is +0 unless both operands are -0.
+// IEEE-754 binary addition y = a + b, or subtraction y = a - b if sub_b
+// (WIDTH 32: float, 8-bit exponent; 64: double, 11-bit), bit-exact with
+// x86-64 SSE in its default mode: round to nearest even, subnormal inputs
+// and results (no flush to zero), and SSE's NaN rules: a NaN operand is
+// returned quieted and with its own sign (also b's when subtracting), a's
+// if both are NaN; an invalid inf - inf gives the default NaN (sign set,
+// quiet bit only).  An exact zero result is +0 unless both addends are -0.
 // Working significand: carry, hidden bit, MW bits, guard, round, sticky.
 module mf_fp_add #(
     parameter int WIDTH = 32        // 32: float, 64: double
 ) (
     input  logic [WIDTH-1:0] a,
     input  logic [WIDTH-1:0] b,
+    input  logic             sub_b,
     output logic [WIDTH-1:0] y
 );
     localparam int EW = WIDTH == 32 ? 8 : 11;  // exponent bits
@@ -29,7 +31,7 @@ module mf_fp_add #(
 
     logic a_nan, b_nan, a_inf, b_inf, swap, sub, sx;
     /* verilator lint_off UNUSEDSIGNAL */ // z's sign: sub is from a and b
-    logic [N-1:0] x, z;
+    logic [N-1:0] bb, x, z;
     /* verilator lint_on UNUSEDSIGNAL */
     logic [EW:0] ex, ez, d, e;
     logic [SW-1:0] mx, mz, mz_sh, r;
@@ -46,11 +48,12 @@ module mf_fp_add #(
         b_nan = &b[N-2:MW] && |b[MW-1:0];
         a_inf = &a[N-2:MW] && !(|a[MW-1:0]);
         b_inf = &b[N-2:MW] && !(|b[MW-1:0]);
-        // x: the operand of larger magnitude
+        bb = {b[N-1] ^ sub_b, b[N-2:0]};  // the addend; NaNs are returned as b
+        // x: the addend of larger magnitude
         swap = b[N-2:0] > a[N-2:0];
-        x = swap ? b : a;
-        z = swap ? a : b;
-        sub = a[N-1] ^ b[N-1];
+        x = swap ? bb : a;
+        z = swap ? a : bb;
+        sub = a[N-1] ^ bb[N-1];
         sx = x[N-1];
         ex = {1'b0, x[N-2:MW]} | {{EW{1'b0}}, x[N-2:MW] == '0}; // subnormal: 1
         ez = {1'b0, z[N-2:MW]} | {{EW{1'b0}}, z[N-2:MW] == '0};
@@ -87,9 +90,9 @@ module mf_fp_add #(
         else if (a_inf)
             y = a;
         else if (b_inf)
-            y = b;
+            y = bb;
         else if (r == '0)
-            y = {a[N-1] & b[N-1], {(N - 1){1'b0}}};
+            y = {a[N-1] & bb[N-1], {(N - 1){1'b0}}};
         else if (e >= {1'b0, EMAX})
             y = {sx, EMAX, {MW{1'b0}}};
         else

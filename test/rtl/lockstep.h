@@ -35,8 +35,8 @@ struct Message {
     std::vector<std::vector<uint8_t>> in;
     std::vector<uint8_t> want;
     bool err;
-    int both_nan; // float sum/prod lanes with both operands NaN (lockstep_data.cpp)
-    int nan_bad;  // ... of them where C gave neither operand's quiet NaN
+    int both_nan; // lanes whose NaN C leaves to the compiler (lockstep_data.cpp)
+    int nan_bad;  // ... where C gave no candidate NaN, or CPROD lanes off SSE's
 };
 
 // One output beat as it must come out.
@@ -46,7 +46,7 @@ struct OutBeat {
     bool last, err;
 };
 
-// (op, dtype) pairs the RTL computes: valid for MPI, less those not built.
+// (op, dtype) pairs the RTL computes (all that are valid for MPI).
 bool rtl_builds(int op, int dt);
 Message make_message(int op, int dt, int inputs);
 // The output beats of m, appended to out.

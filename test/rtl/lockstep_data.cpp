@@ -11,11 +11,7 @@ namespace ls {
 
 std::mt19937_64 rng;
 
-bool rtl_builds(int op, int dt)
-{
-    // MF_OP_CPROD (complex product): not built in the RTL yet (doc/rtl.md)
-    return mf_op_valid_for((mf_op_t)op, (mf_dtype_t)dt) && op != MF_OP_CPROD;
-}
+bool rtl_builds(int op, int dt) { return mf_op_valid_for((mf_op_t)op, (mf_dtype_t)dt); }
 
 static uint64_t pick(std::initializer_list<uint64_t> v) { return v.begin()[rng() % v.size()]; }
 
@@ -117,6 +113,77 @@ static void settle_both_nan(Message &m, const uint8_t *acc, const uint8_t *src, 
     }
 }
 
+template <typename U> static bool is_nan(U v, int mw)
+{
+    U exp = (U)((sizeof(U) == 4 ? 0xffu : 0x7ffu)) << mw, man = ((U)1 << mw) - 1;
+    return (v & exp) == exp && (v & man);
+}
+
+// x OP y on x86 SSE, with the RTL's choice where SSE's depends on operand
+// order: x's NaN if both are NaN.  T: float or double, U: its bits.
+template <typename T, typename U> static U sse(char op, U x, U y)
+{
+    const int mw = sizeof(T) == 4 ? 23 : 52;
+    const U quiet = (U)1 << (mw - 1);
+    if (is_nan(x, mw))
+        return x | quiet;
+    if (is_nan(y, mw))
+        return y | quiet;
+    T a, b;
+    std::memcpy(&a, &x, sizeof a);
+    std::memcpy(&b, &y, sizeof b);
+    volatile T r = op == '*' ? a * b : op == '-' ? a - b : a + b; // one rounding each
+    T out = r;
+    U bits;
+    std::memcpy(&bits, &out, sizeof bits);
+    return bits;
+}
+
+// The complex product's lanes where C's NaN is the compiler's choice (a
+// product or sum with two NaN operands, in whichever order GCC put them):
+// C's NaN must be a quiet input or the default NaN, and the RTL must give
+// sse()'s.  Any other difference from sse() is counted in nan_bad (C
+// computed something else: a fused multiply-add, say).
+template <typename T, typename U>
+static void settle_cprod_t(Message &m, const uint8_t *acc, const uint8_t *src, uint8_t *res)
+{
+    const int mw = sizeof(T) == 4 ? 23 : 52;
+    const U quiet = (U)1 << (mw - 1);
+    const U dflt = ((U)1 << (8 * sizeof(U) - 1)) | ((U)(sizeof(U) == 4 ? 0xffu : 0x7ffu) << mw) | quiet;
+    for (size_t k = 0; k + 2 * sizeof(U) <= m.n; k += 2 * sizeof(U)) {
+        U a[2], b[2], c[2];
+        std::memcpy(a, acc + k, sizeof a);
+        std::memcpy(b, src + k, sizeof b);
+        std::memcpy(c, res + k, sizeof c);
+        U want[2] = {sse<T, U>('-', sse<T, U>('*', a[0], b[0]), sse<T, U>('*', a[1], b[1])),
+                     sse<T, U>('+', sse<T, U>('*', a[0], b[1]), sse<T, U>('*', a[1], b[0]))};
+        for (int j = 0; j < 2; j++) {
+            if (c[j] == want[j])
+                continue;
+            bool candidate = c[j] == dflt;
+            for (U v : {a[0], a[1], b[0], b[1]})
+                candidate |= is_nan(v, mw) && c[j] == (v | quiet);
+            if (is_nan(c[j], mw) && is_nan(want[j], mw) && candidate) {
+                m.both_nan++;
+                c[j] = want[j];
+            } else {
+                m.nan_bad++;
+            }
+        }
+        std::memcpy(res + k, c, sizeof c);
+    }
+}
+
+static void settle_cprod(Message &m, const uint8_t *acc, const uint8_t *src, uint8_t *res)
+{
+    if (m.op != MF_OP_CPROD)
+        return;
+    if (m.dt == MF_DT_FLOAT)
+        settle_cprod_t<float, uint32_t>(m, acc, src, res);
+    else if (m.dt == MF_DT_DOUBLE)
+        settle_cprod_t<double, uint64_t>(m, acc, src, res);
+}
+
 Message make_message(int op, int dt, int inputs)
 {
     Message m{};
@@ -142,6 +209,7 @@ Message make_message(int op, int dt, int inputs)
         before = m.want;
         mf_aglu_combine((mf_op_t)op, (mf_dtype_t)dt, m.want.data(), m.in[k].data(), m.n);
         settle_both_nan(m, before.data(), m.in[k].data(), m.want.data());
+        settle_cprod(m, before.data(), m.in[k].data(), m.want.data());
     }
     return m;
 }

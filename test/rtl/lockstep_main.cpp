@@ -39,9 +39,9 @@ void verdict(Tally &t, const char *unit, int op, int dt, const std::vector<Messa
     printf("%s %d - %s %s %s: %zu beats %s%s", bad ? "not ok" : "ok", ++t.n, unit,
            mf_op_name((mf_op_t)op), mf_dtype_name((mf_dtype_t)dt), beats, what(op, dt), note);
     if (both_nan)
-        printf(", %d both-NaN lanes", both_nan);
+        printf(", %d lanes with a compiler-chosen NaN", both_nan);
     if (nan_bad)
-        printf(", %d of them not a quiet operand in C", nan_bad);
+        printf(", %d lanes of C off the rules", nan_bad);
     if (bad)
         printf(", %d differ", bad);
     printf("\n");

@@ -8,8 +8,8 @@
 //     combinational from m_tready.
 //   * tkeep marks the bytes that carry data (whole elements); result bytes
 //     outside it are 0.  tkeep and tlast pass through.
-//   * m_terror: the beat's (op, dtype) is not computed (invalid for MPI or
-//     not built, see mf_aglu_vec); its tdata is 0.
+//   * m_terror: the beat's (op, dtype) is not computed (invalid for MPI:
+//     mf_aglu_vec's table, as wire.c's mf_op_valid_for); its tdata is 0.
 module mf_aglu #(
     parameter int DATA_BYTES = 64   // 512 bits: 2 phits of 256 bits (u280.conf)
 ) (

@@ -51,8 +51,10 @@ int run_cgr(Sim &s, const std::vector<Message> &msgs, bool skew_keep)
                 t.cgr_dtype = (uint8_t)m.dt;
             }
         }
-        for (int k = 0; k < kCgrInputs; k++) // kCgrInputs x 64 bits of tkeep
-            t.cgr_s_tkeep[2 * k] = (uint32_t)keeps[k], t.cgr_s_tkeep[2 * k + 1] = (uint32_t)(keeps[k] >> 32);
+        for (int k = 0; k < kCgrInputs; k++) { // kCgrInputs x 64 bits of tkeep
+            t.cgr_s_tkeep[2 * k] = (uint32_t)keeps[k];
+            t.cgr_s_tkeep[2 * k + 1] = (uint32_t)(keeps[k] >> 32);
+        }
         t.cgr_m_tready = rng() % 3 != 0;
         t.eval();
         unsigned ready = t.cgr_s_tready;

@@ -40,4 +40,7 @@ withenv "MPIFPGA_TOPOLOGY=fattree:4 MPIFPGA_MODELED_TIME=cpu MPIFPGA_REPORT=$tmp
     coll_check --colls bcast,reduce,allreduce,allgather --sizes 8,4100 --shapes world,scrambled
 report_ok "fat-tree run: all four offloaded" "$tmp/ft.json" 'nranks==7' 'bcast.offloaded>0' \
     'reduce.offloaded>0' 'allreduce.offloaded>0' 'allgather.offloaded>0'
+withenv "MPIFPGA_TOPOLOGY=fattree:4 MPIFPGA_PPN=2 MPIFPGA_MODELED_TIME=cpu" run_ok \
+    "the same with two ranks a node at -n 8 (MPIFPGA_PPN=2)" "$tmp/ft2" 8 \
+    coll_check --colls bcast,reduce,allreduce,allgather --sizes 8,4100 --shapes world,scrambled
 finish

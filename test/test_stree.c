@@ -65,16 +65,17 @@ out:
 
 static const mf_opcode_t colls[] = {MF_OPC_BCAST, MF_OPC_REDUCE, MF_OPC_ALLREDUCE};
 
-/* A network of P nodes on topo, one rank each, with the world
+/* A network of `nodes` nodes on topo, ppn ranks each, with the world
  * communicator (members 0..P-1) on context 0; NULL (a failed test) if not. */
-static mf_net_t *world_net(const char *topo, int P, mf_topo_t *t, int *members)
+static mf_net_t *world_net(const char *topo, int nodes, int ppn, mf_topo_t *t, int *members)
 {
-    mf_net_t *n = test_make_net(&params, topo, P, 1, t);
+    mf_net_t *n = test_make_net(&params, topo, nodes, ppn, t);
     char err[256] = "";
+    int P = nodes * ppn;
     for (int i = 0; i < P; i++)
         members[i] = i;
-    if (!ok(n && !mf_comm_setup(n, 0, P, members, err, sizeof err), "%s, %d nodes: network and CT",
-            topo, P))
+    if (!ok(n && !mf_comm_setup(n, 0, P, members, err, sizeof err),
+            "%s, %d nodes x %d: network and CT", topo, nodes, ppn))
         return NULL;
     return n;
 }
@@ -105,7 +106,7 @@ static void results(const char *topo, int P)
     mf_topo_t t;
     int members[MAXP];
     char err[256] = "", what[80];
-    mf_net_t *n = world_net(topo, P, &t, members);
+    mf_net_t *n = world_net(topo, P, 1, &t, members);
     if (!n)
         return;
     int roots[3] = {0, P - 1, P / 2};
@@ -182,19 +183,20 @@ static uint32_t root_switch_calls(mf_net_t *n, const mf_topo_t *t)
     return n->eng[top].seq[0];
 }
 
-static void fattree_results(const char *topo, int P)
+static void fattree_results(const char *topo, int nodes, int ppn)
 {
     mf_topo_t t;
-    int members[MAXP];
+    int members[MAXP], P = nodes * ppn;
     char what[80];
-    mf_net_t *n = world_net(topo, P, &t, members);
+    mf_net_t *n = world_net(topo, nodes, ppn, &t, members);
     if (!n)
         return;
-    int roots[3] = {0, P - 1, t.down < P ? t.down + 1 : 1}; /* a leader, and two that are not */
-    snprintf(what, sizeof what, "%s, %d nodes (%d levels)", topo, P, t.levels);
+    int leaf1 = t.down * ppn; /* the second leaf's leader */
+    int roots[3] = {0, P - 1, leaf1 < P ? leaf1 + 1 : 1}; /* a leader, and two that are not */
+    snprintf(what, sizeof what, "%s, %d nodes x %d (%d levels)", topo, nodes, ppn, t.levels);
     uint32_t calls = check_all(n, what, P, members, MF_ALGO_PAPER, ft_colls, 4, roots);
-    ok(root_switch_calls(n, &t) == calls, "%s, %d nodes: the tree's root ran all %u calls (%u)",
-       topo, P, calls, root_switch_calls(n, &t));
+    ok(root_switch_calls(n, &t) == calls, "%s: the tree's root ran all %u calls (%u)", what, calls,
+       root_switch_calls(n, &t));
     mf_net_destroy(n);
     mf_topo_free(&t);
 }
@@ -233,10 +235,12 @@ int main(void)
     not_fitting("two ranks per node", "torus:2x2x1", 4, 2, 8, two_per_node);
     int shuffled[8] = {1, 0, 2, 3, 4, 5, 6, 7};
     not_fitting("members out of order", "torus:2x2x2", 8, 1, 8, shuffled);
-    fattree_results("fattree:8", 5);   /* one leaf */
-    fattree_results("fattree:8", 32);  /* two levels, the last leaf holds 2 */
-    fattree_results("fattree:4", 20);  /* three levels */
-    fattree_results("fattree:16", 40);
+    fattree_results("fattree:8", 5, 1);   /* one leaf */
+    fattree_results("fattree:8", 32, 1);  /* two levels, the last leaf holds 2 */
+    fattree_results("fattree:4", 20, 1);  /* three levels */
+    fattree_results("fattree:16", 40, 1);
+    fattree_results("fattree:4", 13, 3);  /* three ranks a node, three levels */
+    fattree_results("fattree:8", 9, 4);
     fattree_not_fitting();
     return tap_done();
 }

@@ -13,13 +13,14 @@
  * turn; the top one turns the result around and it streams back down the
  * same tree.  Every tree edge is one link, used once each way.
  *
- * Tags: a child's stream arrives on the parent's port (leader: the child's
- * host slot) towards it, the result comes down on TAG_DOWN, a Bcast root's
+ * Tags: a child's stream arrives on the parent's port towards it (leader:
+ * the child's place among the leaf's ranks), the result comes down on TAG_DOWN, a Bcast root's
  * data goes straight to the tree's root on TAG_ROOT.
  *
- * Used whenever the communicator is the whole fat tree in rank order, one
- * rank per node (the same verdict on every switch); otherwise the CCM runs
- * 001 Table 1's algorithms between the leaves.
+ * Used whenever the communicator is the whole fat tree in rank order (any
+ * number of ranks per node, up to 30 per leaf: tags) -- the same verdict on
+ * every switch; otherwise the CCM runs 001 Table 1's algorithms between the
+ * leaves.
  */
 #include "hw/ccm_build.h"
 #include "net/topo.h"
@@ -49,8 +50,17 @@ int ccm_ftree_fits(const bld_t *b)
                        opc != MF_OPC_ALLREDUCE && opc != MF_OPC_ALLGATHER))
         return 0; /* (no engine: a schedule built on its own, test_ccm) */
     const mf_topo_t *t = topo_of(b);
-    return t->kind == MF_TOPO_FATTREE && t->ppn == 1 && b->P == t->nnodes && b->ct->ident &&
-           b->P >= 2 && t->radix <= MAX_CHILD && t->down < MF_FLOW_MAXIN;
+    int per_leaf = t->down * t->ppn; /* a leader's inputs: its own and the leaf's other ranks' */
+    return t->kind == MF_TOPO_FATTREE && b->P == t->nranks && b->ct->ident && b->P >= 2 &&
+           t->radix <= MAX_CHILD && per_leaf <= MAX_CHILD && per_leaf < MF_FLOW_MAXIN;
+}
+
+/* Ranks below switch sw: [*first, *first + *count). */
+static void ranks_below(const mf_topo_t *t, int sw, int *first, int *count)
+{
+    mf_fattree_nodes_below(t, sw, first, count);
+    *first *= t->ppn;
+    *count *= t->ppn;
 }
 
 /* Engine id of the tree node at switch sw: an upper switch's aggregation
@@ -60,7 +70,7 @@ static int engine_at(const mf_net_t *n, int sw)
     if (n->topo->sw_level[sw])
         return n->nranks + sw;
     int first, count;
-    mf_fattree_nodes_below(n->topo, sw, &first, &count);
+    ranks_below(n->topo, sw, &first, &count);
     return first;
 }
 
@@ -80,7 +90,7 @@ static void switch_node(const mf_net_t *n, int sw, node_t *d)
     int port, psw = t->levels > 1 ? mf_fattree_agg_parent(t, sw, &port) : -1;
     d->parent = psw < 0 ? -1 : engine_at(n, psw);
     d->ptag = psw < 0 ? 0 : port;
-    mf_fattree_nodes_below(t, sw, &d->first, &d->count);
+    ranks_below(t, sw, &d->first, &d->count);
     if (!t->sw_level[sw])
         return;
     int child[MAX_CHILD], nc = mf_fattree_agg_children(t, sw, child, MAX_CHILD);
@@ -88,7 +98,7 @@ static void switch_node(const mf_net_t *n, int sw, node_t *d)
         if (child[i] < 0)
             continue;
         int first, count;
-        mf_fattree_nodes_below(t, child[i], &first, &count);
+        ranks_below(t, child[i], &first, &count);
         add_child(d, engine_at(n, child[i]), i, first, count);
     }
 }
@@ -105,16 +115,15 @@ static void node_of(const bld_t *b, node_t *d)
         switch_node(n, self - n->nranks, d);
         return;
     }
-    int leaf = t->node_sw[self], leader = engine_at(n, leaf);
-    if (self != leader) { /* streams to its leaf's leader, on its host slot */
+    int leaf = t->node_sw[self / t->ppn], leader = engine_at(n, leaf);
+    if (self != leader) { /* streams to its leaf's leader, tagged by its place on the leaf */
         *d = (node_t){.self = self, .has_host = 1, .root = d->root, .parent = leader,
-                      .ptag = t->node_slot[self], .first = self, .count = 1};
+                      .ptag = self - leader, .first = self, .count = 1};
         return;
     }
     switch_node(n, leaf, d); /* its own block first, then the leaf's other ranks' */
-    for (int r = self + 1; r < self + t->sw_nodes[leaf]; r++)
-        add_child(d, r, t->node_slot[r], r, 1);
-    d->count = t->sw_nodes[leaf];
+    for (int r = self + 1; r < self + d->count; r++)
+        add_child(d, r, r - self, r, 1);
 }
 
 /* Configure the parent's aggregation engine (the first child to start
@@ -207,8 +216,8 @@ static void reduce(bld_t *b, const node_t *d)
 /* Does rank r forward to others (a leader with company on its leaf)? */
 static int forwards(const mf_net_t *n, int r)
 {
-    int leaf = n->topo->node_sw[r];
-    return engine_at(n, leaf) == r && n->topo->sw_nodes[leaf] > 1;
+    int leaf = n->topo->node_sw[r / n->topo->ppn];
+    return engine_at(n, leaf) == r && n->topo->sw_nodes[leaf] * n->topo->ppn > 1;
 }
 
 /* The root's data up to the tree's root, then down the tree to every rank

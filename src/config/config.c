@@ -230,7 +230,7 @@ static const var_t vars[] = {
     {"MPIFPGA_CONNECT_TIMEOUT", "10", F(connect_timeout), parse_timeout, "seconds to wait for the engine at MPI_Init"},
     {"MPIFPGA_PROVIDER", "auto", F(provider), parse_str, "libfabric provider in auto mode (auto: shm on one host, else tcp;ofi_rxm)"},
     {"MPIFPGA_SHM_PAYLOAD", "1G", F(shm_payload), parse_size, "engine on this host: payloads go through a shared buffer per rank of up to this many bytes, not messages (0: always messages)"},
-    {"MPIFPGA_ALGORITHM", "paper", F(algorithm), parse_algorithm, "the switches' algorithms: paper (001 Table 1, MPICH's selection), tree (streaming trees for Bcast, Reduce, Allreduce where the communicator is the whole torus, one rank per node) or auto"},
+    {"MPIFPGA_ALGORITHM", "paper", F(algorithm), parse_algorithm, "the switches' algorithms: paper (001 Table 1, MPICH's selection), tree (streaming trees for Bcast, Reduce, Allreduce where the communicator is the whole torus, one rank per node) or auto; on a fat tree the leaf and spine switches aggregate Bcast, Reduce, Allreduce and Allgather of the whole machine in every mode"},
     {"MPIFPGA_MODELED_TIME", "0", F(modeled_time), parse_modeled, "MPI_Wtime on a virtual clock: modeled time in offloaded calls; between MPI calls 1/cpu the thread's CPU time, none nothing, wall the host wall clock (load-dependent)"},
     {"MPIFPGA_COMPUTE_SCALE", "1", F(compute_scale), parse_scale, "modeled time: factor on the CPU time charged between MPI calls (e.g. 0.5 for a host twice as fast)"},
     {"MPIFPGA_VERBOSE", "0", F(verbose), parse_verbose, "1: summary on stderr at MPI_Finalize; 2: also warnings per communicator"},

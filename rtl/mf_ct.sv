@@ -129,7 +129,8 @@ module mf_ct #(
         lg_ceil = lg_floor + {4'd0, (e_size & (e_size - 16'd1)) != 0};
         consistent = e_size != 0 && e_rank < e_size && e_levels == {3'd0, lg_ceil} &&
                      e_pof2 == {2'd0, lg_floor};
-        wire_bytes = 11'(FIXED_BYTES) + 11'd6 * {3'd0, e_levels};
+        // 10 + 6 * levels, in adders (a constant product would take a DSP)
+        wire_bytes = 11'(FIXED_BYTES) + {1'b0, e_levels, 2'd0} + {2'd0, e_levels, 1'b0};
         row_in_range = 32'(ctx) < CT_ENTRIES;
     end
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Summarises Yosys's `stat` after synth_xilinx (rtl/rtl.am, make synth):
-# the whole design's LUT / FF / DSP / BRAM / carry / wide-mux counts, then
-# each module's cells per instance and its instance count.
+# the whole design's LUT / FF / DSP / BRAM / URAM / LUTRAM / carry / wide-mux
+# counts, then each module's cells per instance and its instance count.
 #   synth_summary.sh TOP DATA_BYTES stat.txt
 set -eu
 if [ $# -ne 3 ] || [ ! -s "$3" ]; then
@@ -13,6 +13,7 @@ awk -v top="$1" -v bytes="$2" '
         if (mod == "") return
         order[++nmods] = mod
         lut[mod] = l; ff[mod] = f; dsp[mod] = d; bram[mod] = b; carry[mod] = c; mux[mod] = m
+        uram[mod] = u; lutram[mod] = r
     }
     function bin2dec(s,    v, i) {
         v = 0
@@ -31,7 +32,7 @@ awk -v top="$1" -v bytes="$2" '
     }
     /^=== / {
         flush()
-        mod = $2; l = f = d = b = c = m = 0
+        mod = $2; l = f = d = b = u = r = c = m = 0
         if (mod == "design") { hier = 1; mod = "" }
         next
     }
@@ -47,14 +48,21 @@ awk -v top="$1" -v bytes="$2" '
     $1 ~ /^FD[RSCP]E$/ { f += $2; if (hier) F += $2 }
     $1 ~ /^DSP48E2$/ { d += $2; if (hier) D += $2 }
     $1 ~ /^RAMB(18|36)E2$/ { b += $2; if (hier) B += $2 }
-    $1 ~ /^URAM288$/ { if (hier) U += $2 }
+    $1 ~ /^URAM288$/ { u += $2; if (hier) U += $2 }
+    $1 ~ /^RAM(32|64|128|256|512)[MXS]/ { r += $2; if (hier) R += $2 }
     $1 ~ /^CARRY[48]$/ { c += $2; if (hier) C += $2 }
     $1 ~ /^MUXF[789]$/ { m += $2; if (hier) M += $2 }
     END {
+        if (!hier) { # one module, no hierarchy section: its counts are the whole design
+            flush(); k = order[nmods]
+            L = lut[k]; F = ff[k]; D = dsp[k]; B = bram[k]; U = uram[k]; R = lutram[k]
+            C = carry[k]; M = mux[k]
+        }
         printf "# synth_xilinx -family xcup: %s, %d-byte (%d-bit) datapath\n", top, bytes, 8 * bytes
         printf "%-8s %9s\n", "resource", "count"
-        printf "%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n",
-               "LUT", L, "FF", F, "DSP", D, "BRAM", B, "URAM", U, "CARRY", C, "MUXF7-9", M
+        printf "%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n",
+               "LUT", L, "FF", F, "DSP", D, "BRAM", B, "URAM", U, "LUTRAM", R, "CARRY", C,
+               "MUXF7-9", M
         printf "# per module instance (LUT FF DSP CARRY MUXF), instances\n"
         for (i = 1; i <= nmods; i++) {
             k = order[i]

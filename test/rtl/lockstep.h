@@ -1,6 +1,7 @@
-// make rtl-check: the RTL (test/rtl/lockstep_top.sv: mf_aglu and mf_cgr
-// under Verilator) in lockstep with the C model's AgLU
-// (fpga_model/hw/aglu.c, linked in).  Shared by the lockstep_*.cpp files.
+// make rtl-check: the RTL (test/rtl/lockstep_top.sv: mf_aglu, mf_cgr and
+// mf_ct under Verilator) in lockstep with the C model's AgLU
+// (fpga_model/hw/aglu.c) and communicator table (ct.c), linked in.  Shared
+// by the lockstep_*.cpp files.
 #ifndef MF_LOCKSTEP_H
 #define MF_LOCKSTEP_H
 
@@ -93,6 +94,15 @@ bool beat_matches(const OutBeat &want, const uint8_t *got, uint64_t keep, bool l
 // return the number of output beats that differ or never came.
 int run_aglu(Sim &s, const std::vector<Message> &msgs);
 int run_cgr(Sim &s, const std::vector<Message> &msgs, bool skew_keep);
+
+// TAP lines printed so far, and how they ended.
+struct TapCount {
+    int pass = 0, fail = 0, n = 0;
+};
+// The communicator-table groups (lockstep_ct.cpp): how many, then run them,
+// `count` scaling their packets.
+int ct_group_count();
+void run_ct(Sim &s, int count, TapCount &tap);
 
 } // namespace ls
 

@@ -2,7 +2,8 @@
 // lockstep with the C model's AgLU, every (op, dtype) pair a case group of
 // random messages, every output beat compared bit for bit (tdata, tkeep,
 // tlast, terror).  Pairs the RTL does not compute must come out flagged
-// (m_terror) with zero data.
+// (m_terror) with zero data.  Then the communicator table against ct.c
+// (lockstep_ct.cpp).
 //   rtl_lockstep [--seed N] [--messages N]
 // Prints one TAP line per group and "# N PASS, M FAIL"; exit 1 on a FAIL.
 #include <cstdio>
@@ -14,9 +15,7 @@ using namespace ls;
 
 namespace {
 
-struct Tally {
-    int pass = 0, fail = 0, n = 0;
-};
+using Tally = TapCount;
 
 const char *what(int op, int dt)
 {
@@ -91,8 +90,10 @@ int main(int argc, char **argv)
     Tally t;
     // the 4-bit fields' codes that name no op / dtype must be flagged too
     const int undefined = (16 - MF_OP_COUNT) + (16 - MF_DT_COUNT);
-    printf("1..%d\n# seed %llu, %d messages per group, %d-byte beats, CGR of %d inputs\n",
-           2 * groups + 1 + undefined, (unsigned long long)seed, count, kBytes, kCgrInputs);
+    printf("1..%d\n# seed %llu, %d messages per group, %d-byte beats, CGR of %d inputs, "
+           "%d CT packets per group\n",
+           2 * groups + 1 + undefined + ct_group_count(), (unsigned long long)seed, count, kBytes,
+           kCgrInputs, 4 * count);
     for (int op = 0; op < MF_OP_COUNT; op++)
         for (int dt = 0; dt < MF_DT_COUNT; dt++) {
             std::vector<Message> msgs = messages_of(op, dt, 2, count);
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
     std::vector<Message> msgs = messages_of(MF_OP_SUM, MF_DT_INT32, kCgrInputs, cgr_count);
     verdict(t, "cgr", MF_OP_SUM, MF_DT_INT32, msgs, run_cgr(s, msgs, true),
             ", one input's tkeep skewed on one beat of each message: flagged");
+    run_ct(s, count, t);
     printf("# %llu cycles\n# %d PASS, %d FAIL\n", (unsigned long long)s.cycles, t.pass, t.fail);
     return t.fail ? 1 : 0;
 }

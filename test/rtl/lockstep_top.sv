@@ -1,8 +1,15 @@
-// Test-only wrapper for make rtl-check: the AgLU and a K-input CGR side by
-// side in one Verilator model, so one harness drives both.
+// Test-only wrapper for make rtl-check: the AgLU, a K-input CGR and two
+// communicator tables side by side in one Verilator model, so one harness
+// drives them all.  CT a has u280.conf's bounds (32 rows, MAX_R 64K); CT b
+// fewer rows and a small MAX_R, so that the harness reaches ct.c's range
+// and size refusals.
 module lockstep_top #(
     parameter int DATA_BYTES = 64,
-    parameter int K = 4
+    parameter int K = 4,
+    parameter int CT_A_ROWS = 32,         // test/rtl/lockstep_ct.cpp has the same four
+    parameter int CT_A_MAX_RANKS = 65536,
+    parameter int CT_B_ROWS = 20,
+    parameter int CT_B_MAX_RANKS = 300
 ) (
     input  logic                      clk,
     input  logic                      rst_n,
@@ -34,7 +41,57 @@ module lockstep_top #(
     output logic [8*DATA_BYTES-1:0]   cgr_m_tdata,
     output logic [DATA_BYTES-1:0]     cgr_m_tkeep,
     output logic                      cgr_m_tlast,
-    output logic                      cgr_m_terror
+    output logic                      cgr_m_terror,
+    // mf_ct a
+    input  logic                      cta_s_tvalid,
+    output logic                      cta_s_tready,
+    input  logic [63:0]               cta_s_tdata,
+    input  logic [7:0]                cta_s_tkeep,
+    input  logic                      cta_s_tlast,
+    input  logic [31:0]               cta_row_busy,
+    output logic                      cta_st_valid,
+    output logic [3:0]                cta_st_code,
+    output logic [4:0]                cta_st_ctx,
+    output logic [3:0]                cta_st_opcode,
+    input  logic                      cta_lk_req,
+    input  logic [4:0]                cta_lk_ctx,
+    input  logic [1:0]                cta_lk_set,
+    input  logic [3:0]                cta_lk_level,
+    output logic                      cta_lk_valid,
+    output logic                      cta_lk_hit,
+    output logic [15:0]               cta_lk_size,
+    output logic [15:0]               cta_lk_rank,
+    output logic [4:0]                cta_lk_levels,
+    output logic [4:0]                cta_lk_pof2_levels,
+    output logic                      cta_lk_ident,
+    output logic [15:0]               cta_lk_fold,
+    output logic [15:0]               cta_lk_global0,
+    output logic [15:0]               cta_lk_partner,
+    // mf_ct b
+    input  logic                      ctb_s_tvalid,
+    output logic                      ctb_s_tready,
+    input  logic [63:0]               ctb_s_tdata,
+    input  logic [7:0]                ctb_s_tkeep,
+    input  logic                      ctb_s_tlast,
+    input  logic [31:0]               ctb_row_busy,
+    output logic                      ctb_st_valid,
+    output logic [3:0]                ctb_st_code,
+    output logic [4:0]                ctb_st_ctx,
+    output logic [3:0]                ctb_st_opcode,
+    input  logic                      ctb_lk_req,
+    input  logic [4:0]                ctb_lk_ctx,
+    input  logic [1:0]                ctb_lk_set,
+    input  logic [3:0]                ctb_lk_level,
+    output logic                      ctb_lk_valid,
+    output logic                      ctb_lk_hit,
+    output logic [15:0]               ctb_lk_size,
+    output logic [15:0]               ctb_lk_rank,
+    output logic [4:0]                ctb_lk_levels,
+    output logic [4:0]                ctb_lk_pof2_levels,
+    output logic                      ctb_lk_ident,
+    output logic [15:0]               ctb_lk_fold,
+    output logic [15:0]               ctb_lk_global0,
+    output logic [15:0]               ctb_lk_partner
 );
     mf_aglu #(.DATA_BYTES(DATA_BYTES)) u_aglu (
         .clk(clk), .rst_n(rst_n),
@@ -51,4 +108,34 @@ module lockstep_top #(
         .s_tkeep(cgr_s_tkeep), .s_tlast(cgr_s_tlast), .op(cgr_op), .dtype(cgr_dtype),
         .m_tvalid(cgr_m_tvalid), .m_tready(cgr_m_tready), .m_tdata(cgr_m_tdata),
         .m_tkeep(cgr_m_tkeep), .m_tlast(cgr_m_tlast), .m_terror(cgr_m_terror));
+
+    mf_ct #(.CT_ENTRIES(CT_A_ROWS), .MAX_RANKS(CT_A_MAX_RANKS)) u_cta (
+        .clk(clk), .rst_n(rst_n),
+        .s_tvalid(cta_s_tvalid), .s_tready(cta_s_tready), .s_tdata(cta_s_tdata),
+        .s_tkeep(cta_s_tkeep), .s_tlast(cta_s_tlast), .row_busy(cta_row_busy),
+        .st_valid(cta_st_valid), .st_code(cta_st_code), .st_ctx(cta_st_ctx),
+        .st_opcode(cta_st_opcode),
+        .lk_req(cta_lk_req), .lk_ctx(cta_lk_ctx), .lk_set(cta_lk_set),
+        .lk_level(cta_lk_level), .lk_valid(cta_lk_valid), .lk_hit(cta_lk_hit),
+        .lk_size(cta_lk_size), .lk_rank(cta_lk_rank), .lk_levels(cta_lk_levels),
+        .lk_pof2_levels(cta_lk_pof2_levels), .lk_ident(cta_lk_ident),
+        .lk_fold(cta_lk_fold), .lk_global0(cta_lk_global0),
+        .lk_partner(cta_lk_partner));
+
+    // CT b's rows past CT_B_ROWS have no busy input
+    logic unused_busy_b;
+    assign unused_busy_b = |ctb_row_busy[31:CT_B_ROWS];
+
+    mf_ct #(.CT_ENTRIES(CT_B_ROWS), .MAX_RANKS(CT_B_MAX_RANKS)) u_ctb (
+        .clk(clk), .rst_n(rst_n),
+        .s_tvalid(ctb_s_tvalid), .s_tready(ctb_s_tready), .s_tdata(ctb_s_tdata),
+        .s_tkeep(ctb_s_tkeep), .s_tlast(ctb_s_tlast), .row_busy(ctb_row_busy[CT_B_ROWS-1:0]),
+        .st_valid(ctb_st_valid), .st_code(ctb_st_code), .st_ctx(ctb_st_ctx),
+        .st_opcode(ctb_st_opcode),
+        .lk_req(ctb_lk_req), .lk_ctx(ctb_lk_ctx), .lk_set(ctb_lk_set),
+        .lk_level(ctb_lk_level), .lk_valid(ctb_lk_valid), .lk_hit(ctb_lk_hit),
+        .lk_size(ctb_lk_size), .lk_rank(ctb_lk_rank), .lk_levels(ctb_lk_levels),
+        .lk_pof2_levels(ctb_lk_pof2_levels), .lk_ident(ctb_lk_ident),
+        .lk_fold(ctb_lk_fold), .lk_global0(ctb_lk_global0),
+        .lk_partner(ctb_lk_partner));
 endmodule

@@ -1,6 +1,7 @@
-// make rtl-check: the RTL (test/rtl/lockstep_top.sv: mf_aglu, mf_cgr and
-// mf_ct under Verilator) in lockstep with the C model's AgLU
-// (fpga_model/hw/aglu.c) and communicator table (ct.c), linked in.  Shared
+// make rtl-check: the RTL (test/rtl/lockstep_top.sv: mf_aglu, mf_cgr,
+// mf_ct and mf_collector under Verilator) in lockstep with the C model's
+// AgLU (fpga_model/hw/aglu.c) and communicator table (ct.c), linked in,
+// and a mirror of its collector (lockstep_coll_ref.h).  Shared
 // by the lockstep_*.cpp files.
 #ifndef MF_LOCKSTEP_H
 #define MF_LOCKSTEP_H
@@ -103,6 +104,9 @@ struct TapCount {
 // `count` scaling their packets.
 int ct_group_count();
 void run_ct(Sim &s, int count, TapCount &tap);
+// The collector groups (lockstep_coll.cpp), likewise.
+int coll_group_count();
+void run_coll(Sim &s, int count, TapCount &tap);
 
 } // namespace ls
 

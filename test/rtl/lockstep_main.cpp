@@ -3,7 +3,8 @@
 // random messages, every output beat compared bit for bit (tdata, tkeep,
 // tlast, terror).  Pairs the RTL does not compute must come out flagged
 // (m_terror) with zero data.  Then the communicator table against ct.c
-// (lockstep_ct.cpp).
+// (lockstep_ct.cpp) and the collector against collector.c's mirror
+// (lockstep_coll.cpp).
 //   rtl_lockstep [--seed N] [--messages N]
 // Prints one TAP line per group and "# N PASS, M FAIL"; exit 1 on a FAIL.
 #include <cstdio>
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
     const int undefined = (16 - MF_OP_COUNT) + (16 - MF_DT_COUNT);
     printf("1..%d\n# seed %llu, %d messages per group, %d-byte beats, CGR of %d inputs, "
            "%d CT packets per group\n",
-           2 * groups + 1 + undefined + ct_group_count(), (unsigned long long)seed, count, kBytes,
+           2 * groups + 1 + undefined + ct_group_count() + coll_group_count(), (unsigned long long)seed, count, kBytes,
            kCgrInputs, 4 * count);
     for (int op = 0; op < MF_OP_COUNT; op++)
         for (int dt = 0; dt < MF_DT_COUNT; dt++) {
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
     verdict(t, "cgr", MF_OP_SUM, MF_DT_INT32, msgs, run_cgr(s, msgs, true),
             ", one input's tkeep skewed on one beat of each message: flagged");
     run_ct(s, count, t);
+    run_coll(s, count, t);
     printf("# %llu cycles\n# %d PASS, %d FAIL\n", (unsigned long long)s.cycles, t.pass, t.fail);
     return t.fail ? 1 : 0;
 }

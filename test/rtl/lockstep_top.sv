@@ -1,5 +1,5 @@
-// Test-only wrapper for make rtl-check: the AgLU, a K-input CGR and two
-// communicator tables side by side in one Verilator model, so one harness
+// Test-only wrapper for make rtl-check: the AgLU, a K-input CGR, two
+// communicator tables and a collector side by side in one Verilator model, so one harness
 // drives them all.  CT a has u280.conf's bounds (32 rows, MAX_R 64K); CT b
 // fewer rows and a small MAX_R, so that the harness reaches ct.c's range
 // and size refusals.
@@ -9,7 +9,9 @@ module lockstep_top #(
     parameter int CT_A_ROWS = 32,         // test/rtl/lockstep_ct.cpp has the same four
     parameter int CT_A_MAX_RANKS = 65536,
     parameter int CT_B_ROWS = 20,
-    parameter int CT_B_MAX_RANKS = 300
+    parameter int CT_B_MAX_RANKS = 300,
+    parameter int COLL_SLOTS = 8,         // test/rtl/lockstep_coll.cpp has the same two
+    parameter int COLL_PARK_BEATS = 512
 ) (
     input  logic                      clk,
     input  logic                      rst_n,
@@ -91,7 +93,27 @@ module lockstep_top #(
     output logic                      ctb_lk_ident,
     output logic [15:0]               ctb_lk_fold,
     output logic [15:0]               ctb_lk_global0,
-    output logic [15:0]               ctb_lk_partner
+    output logic [15:0]               ctb_lk_partner,
+    // mf_collector
+    input  logic                      coll_s_tvalid,
+    output logic                      coll_s_tready,
+    input  logic [63:0]               coll_s_tdata,
+    input  logic [7:0]                coll_s_tkeep,
+    input  logic                      coll_s_tlast,
+    input  logic                      coll_cfg_valid,
+    output logic                      coll_cfg_ready,
+    input  logic [$clog2(COLL_SLOTS)-1:0] coll_cfg_slot,
+    input  logic [4:0]                coll_cfg_ctx,
+    input  logic [4:0]                coll_cfg_tag,
+    output logic                      coll_m_tvalid,
+    input  logic                      coll_m_tready,
+    output logic [63:0]               coll_m_tdata,
+    output logic [7:0]                coll_m_tkeep,
+    output logic                      coll_m_tlast,
+    output logic [$clog2(COLL_SLOTS)-1:0] coll_m_tslot,
+    output logic [COLL_SLOTS-1:0]     coll_slot_open,
+    output logic [$clog2(COLL_PARK_BEATS):0] coll_park_pkts,
+    output logic                      coll_replaying
 );
     mf_aglu #(.DATA_BYTES(DATA_BYTES)) u_aglu (
         .clk(clk), .rst_n(rst_n),
@@ -138,4 +160,14 @@ module lockstep_top #(
         .lk_pof2_levels(ctb_lk_pof2_levels), .lk_ident(ctb_lk_ident),
         .lk_fold(ctb_lk_fold), .lk_global0(ctb_lk_global0),
         .lk_partner(ctb_lk_partner));
+
+    mf_collector #(.SLOTS(COLL_SLOTS), .PARK_BEATS(COLL_PARK_BEATS)) u_coll (
+        .clk(clk), .rst_n(rst_n),
+        .s_tvalid(coll_s_tvalid), .s_tready(coll_s_tready), .s_tdata(coll_s_tdata),
+        .s_tkeep(coll_s_tkeep), .s_tlast(coll_s_tlast),
+        .cfg_valid(coll_cfg_valid), .cfg_ready(coll_cfg_ready), .cfg_slot(coll_cfg_slot),
+        .cfg_ctx(coll_cfg_ctx), .cfg_tag(coll_cfg_tag),
+        .m_tvalid(coll_m_tvalid), .m_tready(coll_m_tready), .m_tdata(coll_m_tdata),
+        .m_tkeep(coll_m_tkeep), .m_tlast(coll_m_tlast), .m_tslot(coll_m_tslot),
+        .slot_open(coll_slot_open), .park_pkts(coll_park_pkts), .replaying(coll_replaying));
 endmodule

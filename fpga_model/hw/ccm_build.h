@@ -45,6 +45,9 @@ typedef struct {
     int fail;
 } bld_t;
 
+/* The topology of the switch building the schedule (needs an engine). */
+static inline const mf_topo_t *ccm_topo(const bld_t *b) { return b->c->eng->sw->net->topo; }
+
 /* ---- building blocks (ccm_build.c); errors set b->fail ------------------- */
 
 int ccm_host_src(bld_t *b, uint64_t off, uint64_t len);   /* DMA read of the send buffer */

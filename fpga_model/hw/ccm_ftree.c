@@ -35,13 +35,12 @@ typedef struct {
     int root;            /* engine id of the tree's root */
     int nch;
     int child[MAX_CHILD], ctag[MAX_CHILD];
-    int first, count;    /* ranks below me (allgather: my block of the result) */
-    int cfirst[MAX_CHILD], ccount[MAX_CHILD];
+    int count;           /* ranks below me */
+    int ccount[MAX_CHILD];  /* ranks below each child (allgather: its block's size) */
     int has_host;
 } node_t;
 
 static const mf_net_t *net_of(const bld_t *b) { return b->c->eng->sw->net; }
-static const mf_topo_t *topo_of(const bld_t *b) { return net_of(b)->topo; }
 
 int ccm_ftree_fits(const bld_t *b)
 {
@@ -49,7 +48,7 @@ int ccm_ftree_fits(const bld_t *b)
     if (!b->c->eng || (opc != MF_OPC_BCAST && opc != MF_OPC_REDUCE &&
                        opc != MF_OPC_ALLREDUCE && opc != MF_OPC_ALLGATHER))
         return 0; /* (no engine: a schedule built on its own, test_ccm) */
-    const mf_topo_t *t = topo_of(b);
+    const mf_topo_t *t = ccm_topo(b);
     int per_leaf = t->down * t->ppn; /* a leader's inputs: its own and the leaf's other ranks' */
     return t->kind == MF_TOPO_FATTREE && b->P == t->nranks && b->ct->ident && b->P >= 2 &&
            t->radix <= MAX_CHILD && per_leaf <= MAX_CHILD && per_leaf < MF_FLOW_MAXIN;
@@ -74,11 +73,10 @@ static int engine_at(const mf_net_t *n, int sw)
     return first;
 }
 
-static void add_child(node_t *d, int id, int tag, int first, int count)
+static void add_child(node_t *d, int id, int tag, int count)
 {
     d->child[d->nch] = id;
     d->ctag[d->nch] = tag;
-    d->cfirst[d->nch] = first;
     d->ccount[d->nch] = count;
     d->nch++;
 }
@@ -90,16 +88,17 @@ static void switch_node(const mf_net_t *n, int sw, node_t *d)
     int port, psw = t->levels > 1 ? mf_fattree_agg_parent(t, sw, &port) : -1;
     d->parent = psw < 0 ? -1 : engine_at(n, psw);
     d->ptag = psw < 0 ? 0 : port;
-    ranks_below(t, sw, &d->first, &d->count);
+    int first;
+    ranks_below(t, sw, &first, &d->count);
     if (!t->sw_level[sw])
         return;
     int child[MAX_CHILD], nc = mf_fattree_agg_children(t, sw, child, MAX_CHILD);
     for (int i = 0; i < nc; i++) {
         if (child[i] < 0)
             continue;
-        int first, count;
-        ranks_below(t, child[i], &first, &count);
-        add_child(d, engine_at(n, child[i]), i, first, count);
+        int cfirst, count;
+        ranks_below(t, child[i], &cfirst, &count);
+        add_child(d, engine_at(n, child[i]), i, count);
     }
 }
 
@@ -118,12 +117,12 @@ static void node_of(const bld_t *b, node_t *d)
     int leaf = t->node_sw[self / t->ppn], leader = engine_at(n, leaf);
     if (self != leader) { /* streams to its leaf's leader, tagged by its place on the leaf */
         *d = (node_t){.self = self, .has_host = 1, .root = d->root, .parent = leader,
-                      .ptag = self - leader, .first = self, .count = 1};
+                      .ptag = self - leader, .count = 1};
         return;
     }
     switch_node(n, leaf, d); /* its own block first, then the leaf's other ranks' */
     for (int r = self + 1; r < self + d->count; r++)
-        add_child(d, r, r - self, r, 1);
+        add_child(d, r, r - self, 1);
 }
 
 /* Configure the parent's aggregation engine (the first child to start
@@ -145,19 +144,21 @@ static void to_children(bld_t *b, const node_t *d, int f, uint64_t len, int skip
             ccm_to_net(b, f, 0, len, (uint16_t)d->child[i], TAG_DOWN);
 }
 
-/* Own data (a rank's) and every child's stream, combined as they arrive:
- * reduced, or concatenated in rank order. */
-static int combine_up(bld_t *b, const node_t *d, int kind, uint64_t own, const uint64_t *per)
+/* Own data (a rank's n bytes) and every child's stream, combined as they
+ * arrive: reduced (n bytes each), or concatenated in rank order (n bytes
+ * per rank below the child). */
+static int combine_up(bld_t *b, const node_t *d, int kind)
 {
     int in[MF_FLOW_MAXIN], nin = 0;
     uint64_t len = 0;
     if (d->has_host) {
-        in[nin++] = ccm_host_src(b, 0, own);
-        len = own;
+        in[nin++] = ccm_host_src(b, 0, b->n);
+        len = b->n;
     }
     for (int i = 0; i < d->nch; i++) {
-        in[nin++] = ccm_net_in(b, d->ctag[i], per[i]);
-        len = kind == MF_FLOW_REDUCE ? per[i] : len + per[i];
+        uint64_t per = kind == MF_FLOW_REDUCE ? b->n : (uint64_t)d->ccount[i] * b->n;
+        in[nin++] = ccm_net_in(b, d->ctag[i], per);
+        len = kind == MF_FLOW_REDUCE ? per : len + per;
     }
     if (nin == 1)
         return ccm_copy_of(b, in[0]);
@@ -165,10 +166,9 @@ static int combine_up(bld_t *b, const node_t *d, int kind, uint64_t own, const u
 }
 
 /* Up the tree, then the result back down from the root to every rank. */
-static void up_and_down(bld_t *b, const node_t *d, int kind, uint64_t own, uint64_t total,
-                        const uint64_t *per)
+static void up_and_down(bld_t *b, const node_t *d, int kind, uint64_t total)
 {
-    int f = combine_up(b, d, kind, own, per), down;
+    int f = combine_up(b, d, kind), down;
     if (d->parent < 0) {
         down = ccm_copy_of(b, ccm_to_stream(b, f, 0, total));
     } else {
@@ -180,29 +180,10 @@ static void up_and_down(bld_t *b, const node_t *d, int kind, uint64_t own, uint6
         ccm_to_host(b, down, 0, total, 0);
 }
 
-static void allreduce(bld_t *b, const node_t *d)
-{
-    uint64_t per[MAX_CHILD];
-    for (int i = 0; i < d->nch; i++)
-        per[i] = b->n;
-    up_and_down(b, d, MF_FLOW_REDUCE, b->n, b->n, per);
-}
-
-static void allgather(bld_t *b, const node_t *d)
-{
-    uint64_t per[MAX_CHILD];
-    for (int i = 0; i < d->nch; i++)
-        per[i] = (uint64_t)d->ccount[i] * b->n;
-    up_and_down(b, d, MF_FLOW_CONCAT, b->n, (uint64_t)b->P * b->n, per);
-}
-
 static void reduce(bld_t *b, const node_t *d)
 {
     int root = b->c->req.hdr.root;
-    uint64_t per[MAX_CHILD];
-    for (int i = 0; i < d->nch; i++)
-        per[i] = b->n;
-    int f = combine_up(b, d, MF_FLOW_REDUCE, b->n, per);
+    int f = combine_up(b, d, MF_FLOW_REDUCE);
     if (d->parent >= 0)
         ccm_to_net(b, f, 0, b->n, (uint16_t)d->parent, d->ptag);
     else if (d->self == root)
@@ -254,9 +235,9 @@ void ccm_ftree(bld_t *b)
         reduce(b, &d);
         break;
     case MF_OPC_ALLREDUCE:
-        allreduce(b, &d);
+        up_and_down(b, &d, MF_FLOW_REDUCE, b->n);
         break;
-    default:
-        allgather(b, &d);
+    default: /* allgather */
+        up_and_down(b, &d, MF_FLOW_CONCAT, (uint64_t)b->P * b->n);
     }
 }

@@ -26,11 +26,10 @@
 /* a child's reduce stream: 1 + 2 * dimension + (child on the minus side) */
 static int tag_up(int d, int minus) { return 1 + 2 * d + minus; }
 
-static const mf_topo_t *topo_of(const bld_t *b) { return b->c->eng->sw->net->topo; }
 
 int ccm_stree_fits(const bld_t *b)
 {
-    const mf_topo_t *t = topo_of(b);
+    const mf_topo_t *t = ccm_topo(b);
     if (t->kind != MF_TOPO_TORUS || t->ppn != 1 || b->P != t->nnodes || !b->ct->ident ||
         b->P < 2)
         return 0;
@@ -116,7 +115,7 @@ static int reduce_up(bld_t *b, const tree_t *tr)
 void ccm_bcast_stree(bld_t *b)
 {
     tree_t tr;
-    tree_of(topo_of(b), b->r, b->c->req.hdr.root, &tr);
+    tree_of(ccm_topo(b), b->r, b->c->req.hdr.root, &tr);
     int in = tr.parent < 0 ? ccm_host_src(b, 0, b->n) : ccm_net_in(b, TAG_TREE_DOWN, b->n);
     int f = ccm_copy_of(b, in);
     to_children(b, &tr, f);
@@ -127,7 +126,7 @@ void ccm_bcast_stree(bld_t *b)
 void ccm_reduce_stree(bld_t *b)
 {
     tree_t tr;
-    tree_of(topo_of(b), b->r, b->c->req.hdr.root, &tr);
+    tree_of(ccm_topo(b), b->r, b->c->req.hdr.root, &tr);
     int f = reduce_up(b, &tr);
     if (tr.parent < 0)
         ccm_to_host(b, f, 0, b->n, 0);
@@ -139,7 +138,7 @@ void ccm_reduce_stree(bld_t *b)
 void ccm_allreduce_stree(bld_t *b)
 {
     tree_t tr;
-    tree_of(topo_of(b), b->r, 0, &tr);
+    tree_of(ccm_topo(b), b->r, 0, &tr);
     int f = reduce_up(b, &tr), down;
     if (tr.parent < 0) {
         down = ccm_copy_of(b, ccm_to_stream(b, f, 0, b->n));

@@ -15,11 +15,11 @@ void mf_route_compute(mf_switch_t *s, mf_pkt_t *k)
         k->out_port = -1; /* eject to a local engine */
         return;
     }
-    int vc = k->h.vc;
     if (k->h.dest >= s->net->nranks) { /* to an aggregation engine, along the tree */
         k->out_port = (int16_t)mf_fattree_route_agg(s->net->topo, s->id, dsw);
         return;
     }
+    int vc = k->h.vc;
     k->out_port = (int16_t)mf_topo_route_node(s->net->topo, s->id, k->h.dest / s->net->topo->ppn,
                                               k->in_port, &vc);
     k->h.vc = (uint8_t)vc;

@@ -36,25 +36,27 @@ static int has_queued(const mf_switch_t *s)
     return 0;
 }
 
+/* One cycle of an engine's CCM: start what is due, drive what runs. */
+static void drive_engine(mf_switch_t *s, mf_engine_t *e, uint64_t now, int *busy)
+{
+    if (e->waiting & ~e->running) /* else there is nothing to start */
+        mf_ccm_start_ready(s, e, now);
+    if (e->running)
+        mf_ccm_progress(s, e, now, busy);
+}
+
 static void produce(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;
     uint64_t now = sim->now;
     int busy = 0;
-    for (int j = 0, i = s->eng_rr; j < s->nengines; j++, i = i + 1 == s->nengines ? 0 : i + 1) {
-        mf_engine_t *e = s->eng[i]; /* from eng_rr on, round: fair CGR slots */
-        if (e->waiting & ~e->running) /* else there is nothing to start */
-            mf_ccm_start_ready(s, e, now);
-        if (e->running)
-            mf_ccm_progress(s, e, now, &busy);
-    }
+    /* from eng_rr on, round: fair CGR slots */
+    for (int j = 0, i = s->eng_rr; j < s->nengines; j++, i = i + 1 == s->nengines ? 0 : i + 1)
+        drive_engine(s, s->eng[i], now, &busy);
     if (s->nengines && ++s->eng_rr == s->nengines)
         s->eng_rr = 0;
-    mf_engine_t *a = s->agg;
-    if (a && a->waiting & ~a->running)
-        mf_ccm_start_ready(s, a, now);
-    if (a && a->running)
-        mf_ccm_progress(s, a, now, &busy);
+    if (s->agg)
+        drive_engine(s, s->agg, now, &busy);
     mf_l1_eject_ready(s, now);
     mf_sw_alloc(s, now);
     if (busy || has_queued(s))

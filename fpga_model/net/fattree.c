@@ -215,16 +215,15 @@ int mf_fattree_agg_root(const mf_topo_t *t)
 }
 
 /* The first uplink of a leaf or of an upper column-0 switch. */
-static int first_uplink(const ft_impl_t *fi, int sw, int level)
+static int first_uplink(const ft_impl_t *fi, int level)
 {
-    (void)sw;
     return fi->lev[level].nup ? fi->lev[level].ndown : MF_PORT_NONE;
 }
 
 int mf_fattree_agg_parent(const mf_topo_t *t, int sw, int *port_at_parent)
 {
     const ft_impl_t *fi = t->impl;
-    int up = first_uplink(fi, sw, t->sw_level[sw]);
+    int up = first_uplink(fi, t->sw_level[sw]);
     if (up == MF_PORT_NONE)
         return -1;
     int i = sw * t->max_ports + up;
@@ -247,7 +246,7 @@ int mf_fattree_route_agg(const mf_topo_t *t, int sw, int dst)
     if (sw == dst)
         return MF_PORT_NONE;
     if (t->sw_level[sw] < t->sw_level[dst])
-        return first_uplink(fi, sw, t->sw_level[sw]);
+        return first_uplink(fi, t->sw_level[sw]);
     for (int p = 0; p < fi->lev[t->sw_level[sw]].ndown; p++)
         if (t->peer_sw[sw * t->max_ports + p] == dst)
             return p;

@@ -229,4 +229,61 @@ int mf_op_valid_for(mf_op_t op, mf_dtype_t t);
  * MF_OP_CPROD a (re, im) pair of lanes.  Reductions never split one. */
 size_t mf_elem_bytes(mf_op_t op, mf_dtype_t t);
 
+/*
+ * Board streams (doc/protocol.md, "Board streams"): the packets a host and
+ * its card exchange on the card's AXI4-Stream queues, 64-bit beats, tlast
+ * on a packet's last beat, tkeep marking the valid bytes of that beat.
+ *   H2C (host -> card): the 8-byte processor header; for opcodes with counts
+ *     (mf_opcode_ncounts) the counts as u32 LE, padded to 8 bytes; then the
+ *     payload (mf_board_bytes: send).  CT-config / CT-free are H2C packets
+ *     too (payload = mf_ct_entry_pack's bytes, size = its length).
+ *   C2H (card -> host): the header echoed with size = result bytes this
+ *     host gets; the completion word (below); then the result bytes.
+ */
+#define MF_BOARD_BEAT_BYTES 8
+#define MF_BOARD_CPL_BYTES 8
+#define MF_BOARD_CYCLES_MAX ((UINT64_C(1) << 48) - 1)
+typedef enum {
+    MF_BOARD_OK = 0,
+    MF_BOARD_UNSUPPORTED = 1, /* opcode the engine does not run: the host falls back */
+    MF_BOARD_CT_REFUSED = 2,  /* CT-config / CT-free refused, reason = mf_ct.sv st_code */
+    MF_BOARD_MALFORMED = 3,   /* header not decodable, no CT row, lengths disagree */
+} mf_board_status_t;
+/* Completion word: bits 0-7 status, 8-15 reason (CT refused), 16-63 engine
+ * cycles the call took (from its last member's header to its last result
+ * beat; saturates at MF_BOARD_CYCLES_MAX). */
+typedef struct {
+    uint8_t status; /* mf_board_status_t */
+    uint8_t reason;
+    uint64_t cycles;
+} mf_board_cpl_t;
+void mf_board_cpl_pack(const mf_board_cpl_t *c, uint8_t out[MF_BOARD_CPL_BYTES]);
+void mf_board_cpl_unpack(const uint8_t in[MF_BOARD_CPL_BYTES], mf_board_cpl_t *c);
+
+/* 1 for the opcodes the board engine computes (barrier .. reduce_scatter,
+ * ct_config, ct_free); any other gets MF_BOARD_UNSUPPORTED. */
+int mf_board_runs(unsigned opc);
+/* Bytes a member sends (H2C payload) and gets (C2H result) in a call with
+ * header h in a communicator of comm_size, as this member comm_rank;
+ * counts: reduce_scatter's bytes per comm rank (else unused).  -1 for an
+ * opcode the board does not run or a root/rank out of range. */
+int mf_board_bytes(const mf_proc_hdr_t *h, unsigned comm_size, unsigned comm_rank,
+                   const uint32_t *counts, uint64_t *send, uint64_t *recv);
+/* Bytes of the counts field: ncounts x 4 rounded up to 8. */
+size_t mf_board_counts_bytes(unsigned ncounts);
+/* Whole packets.  Pack returns the bytes written, 0 if cap is too small or
+ * a size does not fit the 29-bit field.  Unpack returns 0, or -1 for a
+ * packet shorter than its header (and counts) or whose header does not
+ * decode; H2C: ncounts as mf_opcode_ncounts(opc, comm size), the counts
+ * copied to counts[0..ncounts) (cap entries), the payload pointed into `in`;
+ * C2H: -1 also when the result length is not the echoed size. */
+size_t mf_board_h2c_pack(const mf_proc_hdr_t *h, const uint32_t *counts, unsigned ncounts,
+                         const void *payload, size_t n, uint8_t *out, size_t cap);
+int mf_board_h2c_unpack(const uint8_t *in, size_t len, unsigned ncounts, mf_proc_hdr_t *h,
+                        uint32_t *counts, const uint8_t **payload, size_t *n);
+size_t mf_board_c2h_pack(const mf_proc_hdr_t *h, const mf_board_cpl_t *c, const void *result,
+                         size_t n, uint8_t *out, size_t cap);
+int mf_board_c2h_unpack(const uint8_t *in, size_t len, mf_proc_hdr_t *h, mf_board_cpl_t *c,
+                        const uint8_t **result, size_t *n);
+
 #endif

@@ -369,3 +369,122 @@ size_t mf_elem_bytes(mf_op_t op, mf_dtype_t t)
 {
     return mf_dtype_size(t) * (op == MF_OP_CPROD ? 2 : 1);
 }
+
+/* ---- board streams (doc/protocol.md, "Board streams") ----------------- */
+
+void mf_board_cpl_pack(const mf_board_cpl_t *c, uint8_t out[MF_BOARD_CPL_BYTES])
+{
+    uint64_t cycles = c->cycles > MF_BOARD_CYCLES_MAX ? MF_BOARD_CYCLES_MAX : c->cycles;
+    mf_put_le(out, field_put(c->status, 0, 8) | field_put(c->reason, 8, 8) | cycles << 16,
+              MF_BOARD_CPL_BYTES);
+}
+
+void mf_board_cpl_unpack(const uint8_t in[MF_BOARD_CPL_BYTES], mf_board_cpl_t *c)
+{
+    uint64_t v = mf_get_le(in, MF_BOARD_CPL_BYTES);
+    c->status = (uint8_t)field_get(v, 0, 8);
+    c->reason = (uint8_t)field_get(v, 8, 8);
+    c->cycles = v >> 16;
+}
+
+int mf_board_runs(unsigned opc)
+{
+    return (opc >= MF_OPC_BARRIER && opc <= MF_OPC_REDUCE_SCATTER) || opc == MF_OPC_CT_CONFIG ||
+           opc == MF_OPC_CT_FREE;
+}
+
+static int is_rooted(unsigned opc)
+{
+    return opc == MF_OPC_BCAST || opc == MF_OPC_REDUCE || opc == MF_OPC_SCATTER ||
+           opc == MF_OPC_GATHER;
+}
+
+int mf_board_bytes(const mf_proc_hdr_t *h, unsigned comm_size, unsigned comm_rank,
+                   const uint32_t *counts, uint64_t *send, uint64_t *recv)
+{
+    unsigned opc = h->opcode;
+    if (!mf_board_runs(opc) || comm_rank >= comm_size ||
+        (is_rooted(opc) && h->root >= comm_size) || (opc == MF_OPC_REDUCE_SCATTER && !counts))
+        return -1;
+    uint64_t b = h->size, all = b * comm_size;
+    int root = comm_rank == h->root;
+    uint64_t s = 0, r = 0;
+    switch (opc) {
+    case MF_OPC_BCAST: s = root ? b : 0, r = root ? 0 : b; break;
+    case MF_OPC_REDUCE: s = b, r = root ? b : 0; break;
+    case MF_OPC_ALLREDUCE: s = r = b; break;
+    case MF_OPC_SCATTER: s = root ? all : 0, r = b; break;
+    case MF_OPC_GATHER: s = b, r = root ? all : 0; break;
+    case MF_OPC_ALLGATHER: s = b, r = all; break;
+    case MF_OPC_REDUCE_SCATTER:
+        for (unsigned i = 0; i < comm_size; i++)
+            s += counts[i];
+        r = counts[comm_rank];
+        break;
+    case MF_OPC_CT_CONFIG: s = b; break;
+    default: break; /* barrier, ct_free: header only */
+    }
+    *send = s, *recv = r;
+    return 0;
+}
+
+size_t mf_board_counts_bytes(unsigned ncounts)
+{
+    return ((size_t)ncounts * 4 + MF_BOARD_BEAT_BYTES - 1) / MF_BOARD_BEAT_BYTES *
+           MF_BOARD_BEAT_BYTES;
+}
+
+size_t mf_board_h2c_pack(const mf_proc_hdr_t *h, const uint32_t *counts, unsigned ncounts,
+                         const void *payload, size_t n, uint8_t *out, size_t cap)
+{
+    size_t cb = mf_board_counts_bytes(ncounts), need = MF_PROC_HDR_BYTES + cb + n;
+    if (cap < need || h->size > MF_PROC_MAX_SIZE)
+        return 0;
+    mf_proc_hdr_pack(h, out);
+    memset(out + MF_PROC_HDR_BYTES, 0, cb);
+    for (unsigned i = 0; i < ncounts; i++)
+        mf_put_le(out + MF_PROC_HDR_BYTES + 4 * i, counts[i], 4);
+    if (n)
+        memcpy(out + MF_PROC_HDR_BYTES + cb, payload, n);
+    return need;
+}
+
+int mf_board_h2c_unpack(const uint8_t *in, size_t len, unsigned ncounts, mf_proc_hdr_t *h,
+                        uint32_t *counts, const uint8_t **payload, size_t *n)
+{
+    size_t cb = mf_board_counts_bytes(ncounts);
+    if (len < MF_PROC_HDR_BYTES + cb || mf_proc_hdr_unpack(in, h) != 0)
+        return -1;
+    for (unsigned i = 0; i < ncounts; i++)
+        counts[i] = (uint32_t)mf_get_le(in + MF_PROC_HDR_BYTES + 4 * i, 4);
+    *payload = in + MF_PROC_HDR_BYTES + cb;
+    *n = len - MF_PROC_HDR_BYTES - cb;
+    return 0;
+}
+
+size_t mf_board_c2h_pack(const mf_proc_hdr_t *h, const mf_board_cpl_t *c, const void *result,
+                         size_t n, uint8_t *out, size_t cap)
+{
+    size_t need = MF_PROC_HDR_BYTES + MF_BOARD_CPL_BYTES + n;
+    if (cap < need || n > MF_PROC_MAX_SIZE)
+        return 0;
+    mf_proc_hdr_t echo = *h;
+    echo.size = (uint32_t)n;
+    mf_proc_hdr_pack(&echo, out);
+    mf_board_cpl_pack(c, out + MF_PROC_HDR_BYTES);
+    if (n)
+        memcpy(out + MF_PROC_HDR_BYTES + MF_BOARD_CPL_BYTES, result, n);
+    return need;
+}
+
+int mf_board_c2h_unpack(const uint8_t *in, size_t len, mf_proc_hdr_t *h, mf_board_cpl_t *c,
+                        const uint8_t **result, size_t *n)
+{
+    const size_t fixed = MF_PROC_HDR_BYTES + MF_BOARD_CPL_BYTES;
+    if (len < fixed || mf_proc_hdr_unpack(in, h) != 0 || len - fixed != h->size)
+        return -1;
+    mf_board_cpl_unpack(in + MF_PROC_HDR_BYTES, c);
+    *result = in + fixed;
+    *n = len - fixed;
+    return 0;
+}

@@ -111,19 +111,31 @@ static void test_c2h(void)
     mf_board_cpl_t c = {.status = MF_BOARD_OK, .cycles = 77};
     const uint8_t res[9] = {9, 8, 7, 6, 5, 4, 3, 2, 1};
     uint8_t buf[64];
+    memset(buf, 0xee, sizeof buf);
     size_t n = mf_board_c2h_pack(&h, &c, res, sizeof res, buf, sizeof buf);
     mf_proc_hdr_t back;
     mf_board_cpl_t cb;
     const uint8_t *p;
     size_t pn;
-    ok(n == 25 && mf_board_c2h_unpack(buf, n, &back, &cb, &p, &pn) == 0 && back.size == 9 &&
+    const uint8_t zeros[7] = {0};
+    ok(n == 8 + 16 + 8 && memcmp(buf + 8, res, 9) == 0 && memcmp(buf + 17, zeros, 7) == 0 &&
+           buf[24] == MF_BOARD_OK && buf[26] == 77,
+       "board c2h: header, result padded with zeros to 16 bytes, completion last");
+    ok(mf_board_c2h_unpack(buf, n, &back, &cb, &p, &pn) == 0 && back.size == 9 &&
            back.root == 1 && back.opcode == MF_OPC_GATHER && cb.cycles == 77 && pn == 9 &&
-           memcmp(p, res, 9) == 0,
-       "board c2h: header echoed with size = result bytes, completion, result");
-    ok(mf_board_c2h_unpack(buf, n - 1, &back, &cb, &p, &pn) == -1 &&
+           p == buf + 8,
+       "board c2h: unpack: header echoed with size = result bytes, result, completion");
+    ok(mf_board_c2h_unpack(buf, n - 8, &back, &cb, &p, &pn) == -1 &&
+           mf_board_c2h_unpack(buf, n + 8, &back, &cb, &p, &pn) == -1 &&
            mf_board_c2h_unpack(buf, 15, &back, &cb, &p, &pn) == -1,
-       "board c2h: result shorter than the echoed size, or no completion, refused");
-    ok(mf_board_c2h_pack(&h, &c, res, 9, buf, 24) == 0, "board c2h: pack refuses small buffer");
+       "board c2h: a packet not header + pad8(size) + completion is refused");
+    ok(mf_board_c2h_pack(&h, &c, res, 9, buf, n - 1) == 0, "board c2h: pack refuses small buffer");
+    mf_board_cpl_t u = {.status = MF_BOARD_UNSUPPORTED, .cycles = 1};
+    h.opcode = MF_OPC_SCAN;
+    n = mf_board_c2h_pack(&h, &u, NULL, 0, buf, sizeof buf);
+    ok(n == 16 && mf_board_c2h_unpack(buf, n, &back, &cb, &p, &pn) == 0 && pn == 0 &&
+           cb.status == MF_BOARD_UNSUPPORTED && back.size == 0,
+       "board c2h: a result-less packet is header + completion (2 beats)");
 }
 
 int main(void)

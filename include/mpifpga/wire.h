@@ -238,7 +238,9 @@ size_t mf_elem_bytes(mf_op_t op, mf_dtype_t t);
  *     payload (mf_board_bytes: send).  CT-config / CT-free are H2C packets
  *     too (payload = mf_ct_entry_pack's bytes, size = its length).
  *   C2H (card -> host): the header echoed with size = result bytes this
- *     host gets; the completion word (below); then the result bytes.
+ *     host gets; the result bytes, padded with zeros to whole beats
+ *     (mf_board_pad8); then the completion word (below) as the last beat:
+ *     a streaming engine knows how long a call took only at its end.
  */
 #define MF_BOARD_BEAT_BYTES 8
 #define MF_BOARD_CPL_BYTES 8
@@ -250,8 +252,8 @@ typedef enum {
     MF_BOARD_MALFORMED = 3,   /* header not decodable, no CT row, lengths disagree */
 } mf_board_status_t;
 /* Completion word: bits 0-7 status, 8-15 reason (CT refused), 16-63 engine
- * cycles the call took (from its last member's header to its last result
- * beat; saturates at MF_BOARD_CYCLES_MAX). */
+ * cycles the call took (from its last member's header to this host's last
+ * result beat; saturates at MF_BOARD_CYCLES_MAX). */
 typedef struct {
     uint8_t status; /* mf_board_status_t */
     uint8_t reason;
@@ -271,12 +273,15 @@ int mf_board_bytes(const mf_proc_hdr_t *h, unsigned comm_size, unsigned comm_ran
                    const uint32_t *counts, uint64_t *send, uint64_t *recv);
 /* Bytes of the counts field: ncounts x 4 rounded up to 8. */
 size_t mf_board_counts_bytes(unsigned ncounts);
+/* n rounded up to whole beats (8 bytes): a C2H result's bytes on the wire. */
+static inline size_t mf_board_pad8(size_t n) { return (n + 7) / 8 * 8; }
 /* Whole packets.  Pack returns the bytes written, 0 if cap is too small or
  * a size does not fit the 29-bit field.  Unpack returns 0, or -1 for a
  * packet shorter than its header (and counts) or whose header does not
  * decode; H2C: ncounts as mf_opcode_ncounts(opc, comm size), the counts
  * copied to counts[0..ncounts) (cap entries), the payload pointed into `in`;
- * C2H: -1 also when the result length is not the echoed size. */
+ * C2H: -1 also when the packet is not header + pad8(echoed size) +
+ * completion. */
 size_t mf_board_h2c_pack(const mf_proc_hdr_t *h, const uint32_t *counts, unsigned ncounts,
                          const void *payload, size_t n, uint8_t *out, size_t cap);
 int mf_board_h2c_unpack(const uint8_t *in, size_t len, unsigned ncounts, mf_proc_hdr_t *h,

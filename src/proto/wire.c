@@ -465,15 +465,16 @@ int mf_board_h2c_unpack(const uint8_t *in, size_t len, unsigned ncounts, mf_proc
 size_t mf_board_c2h_pack(const mf_proc_hdr_t *h, const mf_board_cpl_t *c, const void *result,
                          size_t n, uint8_t *out, size_t cap)
 {
-    size_t need = MF_PROC_HDR_BYTES + MF_BOARD_CPL_BYTES + n;
+    size_t padded = mf_board_pad8(n), need = MF_PROC_HDR_BYTES + padded + MF_BOARD_CPL_BYTES;
     if (cap < need || n > MF_PROC_MAX_SIZE)
         return 0;
     mf_proc_hdr_t echo = *h;
     echo.size = (uint32_t)n;
     mf_proc_hdr_pack(&echo, out);
-    mf_board_cpl_pack(c, out + MF_PROC_HDR_BYTES);
+    memset(out + MF_PROC_HDR_BYTES, 0, padded);
     if (n)
-        memcpy(out + MF_PROC_HDR_BYTES + MF_BOARD_CPL_BYTES, result, n);
+        memcpy(out + MF_PROC_HDR_BYTES, result, n);
+    mf_board_cpl_pack(c, out + MF_PROC_HDR_BYTES + padded);
     return need;
 }
 
@@ -481,10 +482,11 @@ int mf_board_c2h_unpack(const uint8_t *in, size_t len, mf_proc_hdr_t *h, mf_boar
                         const uint8_t **result, size_t *n)
 {
     const size_t fixed = MF_PROC_HDR_BYTES + MF_BOARD_CPL_BYTES;
-    if (len < fixed || mf_proc_hdr_unpack(in, h) != 0 || len - fixed != h->size)
+    if (len < fixed || mf_proc_hdr_unpack(in, h) != 0 ||
+        len - fixed != mf_board_pad8(h->size))
         return -1;
-    mf_board_cpl_unpack(in + MF_PROC_HDR_BYTES, c);
-    *result = in + fixed;
-    *n = len - fixed;
+    mf_board_cpl_unpack(in + len - MF_BOARD_CPL_BYTES, c);
+    *result = in + MF_PROC_HDR_BYTES;
+    *n = h->size;
     return 0;
 }

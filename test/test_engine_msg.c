@@ -313,7 +313,7 @@ static void test_names(void)
 {
     static const char *const want[] = {"none", "disabled", "engine_unavailable", "intercomm",
                                        "comm_size", "ct_full", "datatype", "derived_datatype",
-                                       "op", "size", "threads"};
+                                       "op", "size", "threads", "unsupported"};
     int good = 1;
     for (int r = 0; r < MF_FB_COUNT; r++)
         good &= !strcmp(mf_fb_name((mf_fb_reason_t)r), want[r]);

@@ -72,6 +72,7 @@ typedef enum {
     MF_FB_OP,             /* op the AgLUs do not implement, or not for this type */
     MF_FB_SIZE,           /* beyond the 29-bit processor-packet size field */
     MF_FB_THREADS,        /* MPI_THREAD_MULTIPLE: calls may interleave */
+    MF_FB_UNSUPPORTED,    /* the device does not run this call (fpga: scan, alltoall, ...) */
     MF_FB_COUNT
 } mf_fb_reason_t;
 const char *mf_fb_name(mf_fb_reason_t r); /* "datatype", "ct_full", ... */

@@ -36,6 +36,8 @@ typedef struct {
     uint64_t max_bytes;       /* MPIFPGA_MAX_BYTES (0 = no limit) */
     uint64_t segment_bytes;   /* MPIFPGA_SEGMENT_BYTES: largest vector piece per call */
     char device[16];          /* MPIFPGA_DEVICE: model | fpga */
+    char fpga_dev[256];       /* MPIFPGA_FPGA_DEV: board queue prefix (<prefix>_h2c_<q>) */
+    double fpga_mhz;          /* MPIFPGA_FPGA_MHZ: the board engine's clock */
     char engine[640];         /* MPIFPGA_ENGINE: auto | none | address */
     char switchd[512];        /* MPIFPGA_SWITCHD: engine program (auto mode) */
     char topology[64];        /* MPIFPGA_TOPOLOGY (auto mode) */

@@ -86,6 +86,8 @@ struct mf_device {
     void *priv;
     double dma_bytes_per_ns; /* the processor DMA's rate (set by open; 0 unknown) */
     int sa;                  /* simultaneous aggregations per switch (0 unknown) */
+    int blocking_only;       /* set by open: nonblocking and persistent starts fall back
+                                (reason unsupported) */
 };
 
 extern const mf_device_ops_t mf_device_model_ops;

@@ -139,7 +139,10 @@ static int open_device(void)
 static void connect_all(void)
 {
     int ok, all_ok = 0;
-    locate_engine(&mf_host.engine);
+    if (strcmp(mf_host.cfg.device, "fpga"))
+        locate_engine(&mf_host.engine);
+    else /* boards: the driver opens its queues (MPIFPGA_FPGA_DEV), no engine process */
+        memset(&mf_host.engine, 0, sizeof mf_host.engine);
     ok = open_device();
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_ok) {

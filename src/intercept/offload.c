@@ -57,6 +57,8 @@ static mf_fb_reason_t shared_reason(const mf_call_t *c, const mf_comm_t *cs)
         return MF_FB_DISABLED;
     if (mf_offload_form && !cfg->nonblocking)
         return MF_FB_DISABLED; /* MPI_I*: MPICH's own, truly nonblocking (coll_nb.c) */
+    if (mf_offload_form && mf_host.dev.blocking_only)
+        return MF_FB_UNSUPPORTED; /* the fpga device: see doc/board.md */
     if (c->local)
         return c->local;
     if (cs->ctx < 0)

@@ -33,7 +33,7 @@ enum {
 
 static const char *const fb_names[MF_FB_COUNT] = {
     "none", "disabled", "engine_unavailable", "intercomm", "comm_size", "ct_full",
-    "datatype", "derived_datatype", "op", "size", "threads",
+    "datatype", "derived_datatype", "op", "size", "threads", "unsupported",
 };
 
 const char *mf_fb_name(mf_fb_reason_t r)

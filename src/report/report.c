@@ -77,6 +77,7 @@ static void write_json(const mf_report_t *r, const char *engine, int nranks, con
 {
     json_object *root = json_object_new_object(), *colls = json_object_new_object();
     json_object_object_add(root, "nranks", json_object_new_int(nranks));
+    json_object_object_add(root, "device", json_object_new_string(cfg->device));
     json_object_object_add(root, "engine", json_object_new_string(engine));
     json_object_object_add(root, "mode",
                            json_object_new_string(cfg->profile ? "profile" : "offload"));

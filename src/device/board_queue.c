@@ -7,10 +7,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#define OPEN_RETRY_MS 10
 #define DRAIN_CHUNK 65536
 
 static void node_path(char *out, size_t n, const char *prefix, const char *dir, int q)
@@ -18,34 +16,26 @@ static void node_path(char *out, size_t n, const char *prefix, const char *dir, 
     snprintf(out, n, "%s_%s_%d", prefix, dir, q);
 }
 
-/* ENOENT: not made yet; ENXIO: a FIFO nobody reads yet (an emulator
- * starting).  Both are worth waiting for. */
-static int open_retry(const char *path, int flags, int timeout_s)
+/* Non-blocking: a FIFO nobody reads fails at once (ENXIO) instead of
+ * waiting for a reader that may never come. */
+static int open_queue(const char *path, int flags)
 {
-    long waited = 0;
-    for (;;) {
-        int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC);
-        if (fd >= 0 || (errno != ENOENT && errno != ENXIO) || waited >= timeout_s * 1000L)
-            return fd;
-        struct timespec ts = {0, OPEN_RETRY_MS * 1000000L};
-        nanosleep(&ts, NULL);
-        waited += OPEN_RETRY_MS;
-    }
+    return open(path, flags | O_NONBLOCK | O_CLOEXEC);
 }
 
-int mf_bq_open(mf_bq_t *q, const char *prefix, int queue, int timeout_s, char *err, size_t len)
+int mf_bq_open(mf_bq_t *q, const char *prefix, int queue, char *err, size_t len)
 {
     q->h2c = q->c2h = -1;
     node_path(q->h2c_path, sizeof q->h2c_path, prefix, "h2c", queue);
     node_path(q->c2h_path, sizeof q->c2h_path, prefix, "c2h", queue);
-    q->h2c = open_retry(q->h2c_path, O_WRONLY, timeout_s);
+    q->h2c = open_queue(q->h2c_path, O_WRONLY);
     if (q->h2c < 0) {
         snprintf(err, len, "cannot open the board's H2C queue %s: %s%s", q->h2c_path,
                  strerror(errno),
                  errno == ENXIO ? " (a FIFO nobody reads: is mpifpga-fpga-emu running?)" : "");
         return -1;
     }
-    q->c2h = open_retry(q->c2h_path, O_RDONLY, timeout_s);
+    q->c2h = open_queue(q->c2h_path, O_RDONLY);
     if (q->c2h < 0) {
         snprintf(err, len, "cannot open the board's C2H queue %s: %s", q->c2h_path,
                  strerror(errno));

@@ -21,9 +21,9 @@ typedef struct {
 typedef int (*mf_bq_sink_fn)(void *ctx, const unsigned char *buf, size_t n, char *err,
                              size_t len);
 
-/* Open queue q under prefix, retrying up to timeout_s while the nodes do
- * not exist yet or have no reader (an emulator starting).  0, or -1 with err. */
-int mf_bq_open(mf_bq_t *q, const char *prefix, int queue, int timeout_s, char *err, size_t len);
+/* Open queue q under prefix.  0, or -1 with err (no such node; a FIFO
+ * with no emulator reading it). */
+int mf_bq_open(mf_bq_t *q, const char *prefix, int queue, char *err, size_t len);
 
 /* Write all n bytes to H2C; while H2C is full, C2H bytes go to sink.
  * 0, or -1 with err (the board closed the queue, I/O error). */

@@ -445,7 +445,7 @@ static int fpga_open(mf_device_t *d, const mf_engine_loc_t *loc, int grank, int 
     d->priv = f;
     f->queue = port;
     f->mhz = cfg->fpga_mhz;
-    if (mf_bq_open(&f->q, cfg->fpga_dev, port, cfg->connect_timeout, err, len))
+    if (mf_bq_open(&f->q, cfg->fpga_dev, port, err, len))
         return -1;
     describe_board(f, cfg->fpga_dev);
     d->blocking_only = 1; /* the engine serves each queue in order: see doc/board.md */

@@ -107,6 +107,9 @@ void run_ct(Sim &s, int count, TapCount &tap);
 // The collector groups (lockstep_coll.cpp), likewise.
 int coll_group_count();
 void run_coll(Sim &s, int count, TapCount &tap);
+// The collective engine (lockstep_engine.cpp): TAP lines, then run them.
+int engine_group_count(int count);
+void run_engine(Sim &s, int count, TapCount &tap);
 
 } // namespace ls
 

@@ -3,8 +3,9 @@
 // random messages, every output beat compared bit for bit (tdata, tkeep,
 // tlast, terror).  Pairs the RTL does not compute must come out flagged
 // (m_terror) with zero data.  Then the communicator table against ct.c
-// (lockstep_ct.cpp) and the collector against collector.c's mirror
-// (lockstep_coll.cpp).
+// (lockstep_ct.cpp), the collector against collector.c's mirror
+// (lockstep_coll.cpp) and the collective engine against the C model's
+// network (lockstep_engine.cpp).
 //   rtl_lockstep [--seed N] [--messages N]
 // Prints one TAP line per group and "# N PASS, M FAIL"; exit 1 on a FAIL.
 #include <cstdio>
@@ -93,7 +94,9 @@ int main(int argc, char **argv)
     const int undefined = (16 - MF_OP_COUNT) + (16 - MF_DT_COUNT);
     printf("1..%d\n# seed %llu, %d messages per group, %d-byte beats, CGR of %d inputs, "
            "%d CT packets per group\n",
-           2 * groups + 1 + undefined + ct_group_count() + coll_group_count(), (unsigned long long)seed, count, kBytes,
+           2 * groups + 1 + undefined + ct_group_count() + coll_group_count() +
+               engine_group_count(count),
+           (unsigned long long)seed, count, kBytes,
            kCgrInputs, 4 * count);
     for (int op = 0; op < MF_OP_COUNT; op++)
         for (int dt = 0; dt < MF_DT_COUNT; dt++) {
@@ -120,6 +123,7 @@ int main(int argc, char **argv)
             ", one input's tkeep skewed on one beat of each message: flagged");
     run_ct(s, count, t);
     run_coll(s, count, t);
+    run_engine(s, count, t);
     printf("# %llu cycles\n# %d PASS, %d FAIL\n", (unsigned long long)s.cycles, t.pass, t.fail);
     return t.fail ? 1 : 0;
 }

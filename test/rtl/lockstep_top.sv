@@ -1,6 +1,6 @@
 // Test-only wrapper for make rtl-check: the AgLU, a K-input CGR, two
-// communicator tables and a collector side by side in one Verilator model, so one harness
-// drives them all.  CT a has u280.conf's bounds (32 rows, MAX_R 64K); CT b
+// communicator tables, a collector and a collective engine side by side in
+// one Verilator model, so one harness drives them all.  CT a has u280.conf's bounds (32 rows, MAX_R 64K); CT b
 // fewer rows and a small MAX_R, so that the harness reaches ct.c's range
 // and size refusals.
 module lockstep_top #(
@@ -11,7 +11,8 @@ module lockstep_top #(
     parameter int CT_B_ROWS = 20,
     parameter int CT_B_MAX_RANKS = 300,
     parameter int COLL_SLOTS = 8,         // test/rtl/lockstep_coll.cpp has the same two
-    parameter int COLL_PARK_BEATS = 512
+    parameter int COLL_PARK_BEATS = 512,
+    parameter int ENGINE_HOSTS = 4        // test/rtl/lockstep_engine.h's kEngHosts
 ) (
     input  logic                      clk,
     input  logic                      rst_n,
@@ -113,7 +114,18 @@ module lockstep_top #(
     output logic [$clog2(COLL_SLOTS)-1:0] coll_m_tslot,
     output logic [COLL_SLOTS-1:0]     coll_slot_open,
     output logic [$clog2(COLL_PARK_BEATS):0] coll_park_pkts,
-    output logic                      coll_replaying
+    output logic                      coll_replaying,
+    // mf_engine: host port h's stream at bits [h*64 +: 64] (tkeep [h*8 +: 8])
+    input  logic [ENGINE_HOSTS-1:0]    engine_s_h2c_tvalid,
+    output logic [ENGINE_HOSTS-1:0]    engine_s_h2c_tready,
+    input  logic [ENGINE_HOSTS*64-1:0] engine_s_h2c_tdata,
+    input  logic [ENGINE_HOSTS*8-1:0]  engine_s_h2c_tkeep,
+    input  logic [ENGINE_HOSTS-1:0]    engine_s_h2c_tlast,
+    output logic [ENGINE_HOSTS-1:0]    engine_m_c2h_tvalid,
+    input  logic [ENGINE_HOSTS-1:0]    engine_m_c2h_tready,
+    output logic [ENGINE_HOSTS*64-1:0] engine_m_c2h_tdata,
+    output logic [ENGINE_HOSTS*8-1:0]  engine_m_c2h_tkeep,
+    output logic [ENGINE_HOSTS-1:0]    engine_m_c2h_tlast
 );
     mf_aglu #(.DATA_BYTES(DATA_BYTES)) u_aglu (
         .clk(clk), .rst_n(rst_n),
@@ -170,4 +182,13 @@ module lockstep_top #(
         .m_tvalid(coll_m_tvalid), .m_tready(coll_m_tready), .m_tdata(coll_m_tdata),
         .m_tkeep(coll_m_tkeep), .m_tlast(coll_m_tlast), .m_tslot(coll_m_tslot),
         .slot_open(coll_slot_open), .park_pkts(coll_park_pkts), .replaying(coll_replaying));
+
+    mf_engine #(.NHOST(ENGINE_HOSTS)) u_engine (
+        .clk(clk), .rst_n(rst_n),
+        .s_h2c_tvalid(engine_s_h2c_tvalid), .s_h2c_tready(engine_s_h2c_tready),
+        .s_h2c_tdata(engine_s_h2c_tdata), .s_h2c_tkeep(engine_s_h2c_tkeep),
+        .s_h2c_tlast(engine_s_h2c_tlast),
+        .m_c2h_tvalid(engine_m_c2h_tvalid), .m_c2h_tready(engine_m_c2h_tready),
+        .m_c2h_tdata(engine_m_c2h_tdata), .m_c2h_tkeep(engine_m_c2h_tkeep),
+        .m_c2h_tlast(engine_m_c2h_tlast));
 endmodule

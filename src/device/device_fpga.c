@@ -11,6 +11,7 @@
  * mpifpga-fpga-emu, which presents the queues as FIFOs backed by the
  * Verilated RTL (doc/board.md).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,11 +104,14 @@ static bpend_t *next_waiting(fpga_t *f)
 
 /* ---- C2H: completions ---------------------------------------------------- */
 
-static int protocol_error(fpga_t *f, char *err, size_t len, const char *fmt, unsigned a,
-                          unsigned b)
+__attribute__((format(printf, 4, 5)))
+static int protocol_error(fpga_t *f, char *err, size_t len, const char *fmt, ...)
 {
     char what[200];
-    snprintf(what, sizeof what, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     snprintf(err, len, "board queue %d: %s", f->queue, what);
     return -1;
 }
@@ -146,13 +150,13 @@ static int take_head(fpga_t *f, char *err, size_t len)
     mf_proc_hdr_t h;
     bpend_t *p = next_waiting(f);
     if (!p)
-        return protocol_error(f, err, len, "a completion came for no posted packet%.0u%.0u", 0, 0);
+        return protocol_error(f, err, len, "a completion came for no posted packet");
     if (mf_proc_hdr_unpack(f->in.word, &h) || h.opcode != p->opcode || h.ctx != p->ctx)
         return protocol_error(f, err, len, "a completion does not echo the header posted "
                               "(opcode %u, ctx %u)", p->opcode, p->ctx);
     if (h.size != p->expect && h.size != 0)
-        return protocol_error(f, err, len, "the board sends %u result bytes, %u expected",
-                              h.size, (unsigned)p->expect);
+        return protocol_error(f, err, len, "the board sends %u result bytes, %llu expected",
+                              h.size, (unsigned long long)p->expect);
     f->in.n = h.size;
     f->in.body_left = mf_board_pad8(h.size);
     f->in.body_off = 0;
@@ -167,8 +171,8 @@ static int take_cpl(fpga_t *f, char *err, size_t len)
     bpend_t *p = next_waiting(f);
     mf_board_cpl_unpack(f->in.word, &cpl);
     if (cpl.status == MF_BOARD_OK && f->in.n != p->expect)
-        return protocol_error(f, err, len, "the board sent %u result bytes, %u expected",
-                              (unsigned)f->in.n, (unsigned)p->expect);
+        return protocol_error(f, err, len, "the board sent %llu result bytes, %llu expected",
+                              (unsigned long long)f->in.n, (unsigned long long)p->expect);
     verdict(f, p, &cpl);
     p->done = 1;
     f->in.state = IN_HEAD;

@@ -14,8 +14,11 @@ prefix=$tmp/prefix
 make install prefix="$prefix" > "$tmp/install.log" 2>&1
 ok $? "make install prefix=$prefix ($(tail -n 1 "$tmp/install.log"))"
 
+# the board emulator exists where configure found verilator
+emu=
+[ -x mpifpga-fpga-emu ] && emu=mpifpga-fpga-emu
 for cmd in mpifpga-run mpifpga-sim mpifpga-switchd mpifpga-info mpifpga-osu mpifpga-compare \
-           mpifpga-compare-app; do
+           mpifpga-compare-app $emu; do
     page=$(MANPATH="$prefix/share/man" man -w "$cmd" 2>/dev/null)
     [ "$page" = "$prefix/share/man/man1/$cmd.1" ] && [ -x "$prefix/bin/$cmd" ] &&
         MANPATH="$prefix/share/man" MANWIDTH=80 man "$cmd" 2>/dev/null | grep -q "$cmd"
@@ -50,6 +53,12 @@ MPIFPGA_REPORT=$tmp/r.json timeout 120 "$prefix/bin/mpifpga-run" -n 2 \
     test/mpi/coll_check --quick --colls allreduce --sizes 8 > "$tmp/run" 2>&1 &&
     grep -q '"offloaded": *[1-9]' "$tmp/r.json"
 ok $? "the installed mpifpga-run runs a job with offload ($(tail -n 1 "$tmp/run"))"
+if [ -n "$emu" ]; then # and the installed board emulator beside it
+    MPIFPGA_REPORT=$tmp/e.json timeout 120 "$prefix/bin/mpifpga-run" --device fpga-emu -n 2 \
+        test/mpi/coll_check --quick --colls allreduce --sizes 8 > "$tmp/erun" 2>&1 &&
+        grep -q '"device": *"fpga"' "$tmp/e.json" && grep -q '"offloaded": *[1-9]' "$tmp/e.json"
+    ok $? "the installed mpifpga-run --device fpga-emu runs a job on the RTL ($(tail -n 1 "$tmp/erun"))"
+fi
 
 # the installed comparison commands find their python package, installed in
 # $pkgdatadir (found relative to the command: prefix= moved it), not the build tree's

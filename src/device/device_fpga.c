@@ -250,21 +250,21 @@ static int wait_for(fpga_t *f, bpend_t *p, int timeout_ms, char *err, size_t len
 
 /* ---- H2C: packets -------------------------------------------------------- */
 
-/* Header (and counts) then payload, as one H2C packet. */
+/* Header, counts and payload as one H2C packet, in one write(2): an
+ * XDMA-style stream queue ends a packet (tlast) where a write ends.  A
+ * FIFO may take it in pieces (mf_bq_write goes on). */
 static int send_packet(fpga_t *f, const mf_proc_hdr_t *h, const uint32_t *counts,
                        unsigned ncounts, const void *payload, uint64_t n, char *err, size_t len)
 {
-    size_t cap = MF_PROC_HDR_BYTES + mf_board_counts_bytes(ncounts);
-    uint8_t *head = malloc(cap);
-    if (!head)
-        return snprintf(err, len, "out of memory for a board packet"), -1;
-    size_t w = mf_board_h2c_pack(h, counts, ncounts, NULL, 0, head, cap);
-    int rc = w ? mf_bq_write(&f->q, head, w, c2h_feed, f, err, len)
-               : (snprintf(err, len, "internal error: a %s header does not pack",
+    size_t cap = MF_PROC_HDR_BYTES + mf_board_counts_bytes(ncounts) + (size_t)n;
+    uint8_t *pkt = malloc(cap);
+    if (!pkt)
+        return snprintf(err, len, "out of memory for a board packet of %zu bytes", cap), -1;
+    size_t w = mf_board_h2c_pack(h, counts, ncounts, payload, (size_t)n, pkt, cap);
+    int rc = w ? mf_bq_write(&f->q, pkt, w, c2h_feed, f, err, len)
+               : (snprintf(err, len, "internal error: a %s packet does not pack",
                            mf_opcode_name(h->opcode)), -1);
-    free(head);
-    if (!rc && n)
-        rc = mf_bq_write(&f->q, payload, (size_t)n, c2h_feed, f, err, len);
+    free(pkt);
     return rc ? mark_broken(f, err) : 0;
 }
 

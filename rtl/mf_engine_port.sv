@@ -34,7 +34,7 @@ module mf_engine_port #(
     output logic [15:0]            comm_size,
     output logic [15:0]            comm_rank,
     output logic [15:0]            comm_global0,
-    output logic [NHOST-1:0][31:0] counts,
+    output logic [NHOST*32-1:0]    counts,       // u32 count i at [32i +: 32]
     // the engine
     input  logic                   start,        // this port's call starts
     input  logic [31:0]            start_n,      // ... with this many result bytes
@@ -193,7 +193,7 @@ module mf_engine_port #(
             I_COUNTS: if (s_tvalid) begin
                 for (int i = 0; i < NHOST; i++)
                     if (32'(i) >> 1 == 32'(cnt_beat))
-                        counts[i] <= s_tdata[32*(i&1)+:32];
+                        counts[32*i+:32] <= s_tdata[32*(i&1)+:32];
                 cnt_beat <= cnt_beat + 3'd1;
                 if (cnt_beat + 3'd1 == cnt_beats)
                     ist <= I_PEND;

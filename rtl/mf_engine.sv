@@ -9,6 +9,8 @@
 //   * a call starts once every member's port holds it (same opcode, ctx,
 //     communicator size and global0, every comm rank present); one call
 //     runs at a time, the ports of other calls hold their payload (tready);
+//     members whose headers (or reduce_scatter counts) differ are all
+//     answered status 3;
 //   * the source: the root's payload (bcast, scatter), the members'
 //     payloads in comm-rank order (gather, allgather), or all members'
 //     payloads beat by beat through the reduction chain (mf_engine_red);
@@ -42,7 +44,7 @@ module mf_engine #(
         now <= !rst_n ? '0 : now + 48'd1;
 
     // ---- the ports ----
-    logic [NHOST-1:0] pend, start, pay_tready, call_end, res_ready, res_take, out_idle;
+    logic [NHOST-1:0] pend, start, reject, pay_tready, call_end, res_ready, res_take, out_idle;
     // per port, flat (Yosys 0.23 takes no packed arrays of arrays): port h's
     // header at [64h +: 64], its CT fields at [16h +: 16], its counts at
     // [32(NHOST h + i) +: 32], its result bytes at [32h +: 32]
@@ -61,7 +63,7 @@ module mf_engine #(
             .pend(pend[h]), .hdr(hdr[64*h+:64]), .comm_size(csize[16*h+:16]),
             .comm_rank(crank[16*h+:16]), .comm_global0(cglobal0[16*h+:16]),
             .counts(counts[32*NHOST*h+:32*NHOST]),
-            .start(start[h]), .start_n(start_n[32*h+:32]), .start_at(now),
+            .start(start[h]), .reject(reject[h]), .start_n(start_n[32*h+:32]), .start_at(now),
             .pay_tready(pay_tready[h]), .call_end(call_end[h]),
             .res_ready(res_ready[h]), .res_take(res_take[h]), .res_data(res_data),
             .out_idle(out_idle[h]));
@@ -136,11 +138,27 @@ module mf_engine #(
     end
 
     // each member's result bytes (wire.c's mf_board_bytes: recv)
+    // the members must agree on the header (but alg) and reduce_scatter's
+    // counts; if not, every member is told status 3 (malformed)
+    logic agree;
+    always_comb begin
+        agree = 1'b1;
+        for (int j = 0; j < NHOST; j++) begin
+            if (f_same[j] && (hdr[64*j+11+:53] != f_hdr[63:11] || hdr[64*j+:9] != f_hdr[8:0]))
+                agree = 1'b0;
+            for (int r = 0; r < NHOST; r++)
+                if (f_same[j] && f_opc == MF_OPC_REDUCE_SCATTER && 16'(r) < f_size &&
+                    counts[32*(NHOST*j+r)+:32] != f_counts[32*r+:32])
+                    agree = 1'b0;
+        end
+    end
+    assign reject = fire && !agree ? f_same : '0;
+
     logic [NHOST-1:0] is_root;
     always_comb
         for (int j = 0; j < NHOST; j++) begin
             is_root[j] = crank[16*j+:PW] == f_root;
-            start[j] = fire && f_same[j];
+            start[j] = fire && agree && f_same[j];
             case (f_opc)
                 MF_OPC_BCAST: start_n[32*j+:32] = is_root[j] ? 32'd0 : f_b;
                 MF_OPC_REDUCE: start_n[32*j+:32] = is_root[j] ? f_b : 32'd0;
@@ -274,7 +292,7 @@ module mf_engine #(
             cst <= C_IDLE;
             slot_word <= '0;
             nmem <= '0;
-        end else if (fire) begin
+        end else if (fire && agree) begin
             cst <= C_RUN;
             opc <= f_opc;
             op <= f_hdr[14:11];

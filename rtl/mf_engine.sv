@@ -9,6 +9,8 @@
 //   * a call starts once every member's port holds it (same opcode, ctx,
 //     communicator size and global0, every comm rank present); one call
 //     runs at a time, the ports of other calls hold their payload (tready);
+//     members whose headers (or reduce_scatter counts) differ are all
+//     answered status 3;
 //   * the source: the root's payload (bcast, scatter), the members'
 //     payloads in comm-rank order (gather, allgather), or all members'
 //     payloads beat by beat through the reduction chain (mf_engine_red);
@@ -24,13 +26,13 @@ module mf_engine #(
     input  logic                   rst_n,
     input  logic [NHOST-1:0]       s_h2c_tvalid,
     output logic [NHOST-1:0]       s_h2c_tready,
-    input  logic [NHOST-1:0][63:0] s_h2c_tdata,
-    input  logic [NHOST-1:0][7:0]  s_h2c_tkeep,
+    input  logic [NHOST*64-1:0]    s_h2c_tdata,   // port h at [64h +: 64]
+    input  logic [NHOST*8-1:0]     s_h2c_tkeep,   // port h at [8h +: 8]
     input  logic [NHOST-1:0]       s_h2c_tlast,
     output logic [NHOST-1:0]       m_c2h_tvalid,
     input  logic [NHOST-1:0]       m_c2h_tready,
-    output logic [NHOST-1:0][63:0] m_c2h_tdata,
-    output logic [NHOST-1:0][7:0]  m_c2h_tkeep,
+    output logic [NHOST*64-1:0]    m_c2h_tdata,
+    output logic [NHOST*8-1:0]     m_c2h_tkeep,
     output logic [NHOST-1:0]       m_c2h_tlast
 );
 `include "mf_codes.vh"
@@ -42,49 +44,54 @@ module mf_engine #(
         now <= !rst_n ? '0 : now + 48'd1;
 
     // ---- the ports ----
-    logic [NHOST-1:0] pend, start, pay_tready, call_end, res_ready, res_take, out_idle;
-    logic [NHOST-1:0][63:0] hdr;
-    logic [NHOST-1:0][15:0] csize, crank, cglobal0;
-    logic [NHOST-1:0][NHOST-1:0][31:0] counts;
-    logic [NHOST-1:0][31:0] start_n;
+    logic [NHOST-1:0] pend, start, reject, pay_tready, call_end, res_ready, res_take, out_idle;
+    // per port, flat (Yosys 0.23 takes no packed arrays of arrays): port h's
+    // header at [64h +: 64], its CT fields at [16h +: 16], its counts at
+    // [32(NHOST h + i) +: 32], its result bytes at [32h +: 32]
+    logic [NHOST*64-1:0] hdr;
+    logic [NHOST*16-1:0] csize, crank, cglobal0;
+    logic [NHOST*NHOST*32-1:0] counts;
+    logic [NHOST*32-1:0] start_n;
     logic [63:0] res_data;
     for (genvar h = 0; h < NHOST; h++) begin : g_port
         mf_engine_port #(.NHOST(NHOST), .CT_ENTRIES(CT_ENTRIES), .MAX_RANKS(MAX_RANKS)) u_port (
             .clk(clk), .rst_n(rst_n), .now(now),
-            .s_tvalid(s_h2c_tvalid[h]), .s_tready(s_h2c_tready[h]), .s_tdata(s_h2c_tdata[h]),
-            .s_tkeep(s_h2c_tkeep[h]), .s_tlast(s_h2c_tlast[h]),
-            .m_tvalid(m_c2h_tvalid[h]), .m_tready(m_c2h_tready[h]), .m_tdata(m_c2h_tdata[h]),
-            .m_tkeep(m_c2h_tkeep[h]), .m_tlast(m_c2h_tlast[h]),
-            .pend(pend[h]), .hdr(hdr[h]), .comm_size(csize[h]), .comm_rank(crank[h]),
-            .comm_global0(cglobal0[h]), .counts(counts[h]),
-            .start(start[h]), .start_n(start_n[h]), .start_at(now),
+            .s_tvalid(s_h2c_tvalid[h]), .s_tready(s_h2c_tready[h]), .s_tdata(s_h2c_tdata[64*h+:64]),
+            .s_tkeep(s_h2c_tkeep[8*h+:8]), .s_tlast(s_h2c_tlast[h]),
+            .m_tvalid(m_c2h_tvalid[h]), .m_tready(m_c2h_tready[h]), .m_tdata(m_c2h_tdata[64*h+:64]),
+            .m_tkeep(m_c2h_tkeep[8*h+:8]), .m_tlast(m_c2h_tlast[h]),
+            .pend(pend[h]), .hdr(hdr[64*h+:64]), .comm_size(csize[16*h+:16]),
+            .comm_rank(crank[16*h+:16]), .comm_global0(cglobal0[16*h+:16]),
+            .counts(counts[32*NHOST*h+:32*NHOST]),
+            .start(start[h]), .reject(reject[h]), .start_n(start_n[32*h+:32]), .start_at(now),
             .pay_tready(pay_tready[h]), .call_end(call_end[h]),
             .res_ready(res_ready[h]), .res_take(res_take[h]), .res_data(res_data),
             .out_idle(out_idle[h]));
     end
 
     // ---- matcher: the lowest port whose call every member holds ----
-    logic [NHOST-1:0][NHOST-1:0] same;
+    logic [NHOST*NHOST-1:0] same;            // [NHOST l + j]: port j holds port l's call
     logic [NHOST-1:0] complete;
     logic fire;
     logic [PW-1:0] lead;
+    logic [NHOST-1:0] covered;
+    logic [CW-1:0] nsame;
     always_comb begin
         complete = '0;
         for (int l = 0; l < NHOST; l++) begin
-            logic [NHOST-1:0] covered;
-            logic [CW-1:0] n;
             covered = '0;
-            n = '0;
+            nsame = '0;
             for (int j = 0; j < NHOST; j++) begin
-                same[l][j] = pend[j] && hdr[j][8:0] == hdr[l][8:0] && csize[j] == csize[l] &&
-                             cglobal0[j] == cglobal0[l];
-                if (same[l][j]) begin
-                    covered[crank[j][PW-1:0]] = 1'b1;
-                    n = n + 1'b1;
+                same[NHOST*l+j] = pend[j] && hdr[64*j+:9] == hdr[64*l+:9] &&
+                                  csize[16*j+:16] == csize[16*l+:16] &&
+                                  cglobal0[16*j+:16] == cglobal0[16*l+:16];
+                if (same[NHOST*l+j]) begin
+                    covered[crank[16*j+:PW]] = 1'b1;
+                    nsame = nsame + 1'b1;
                 end
             end
-            complete[l] = pend[l] && 16'(n) == csize[l] &&
-                          32'(covered) == (32'd1 << csize[l]) - 32'd1;
+            complete[l] = pend[l] && 16'(nsame) == csize[16*l+:16] &&
+                          32'(covered) == (32'd1 << csize[16*l+:16]) - 32'd1;
         end
         lead = '0;
         for (int l = NHOST - 1; l >= 0; l--)
@@ -101,39 +108,65 @@ module mf_engine #(
     logic [31:0] b;                          // header size
     logic [CW-1:0] nmem;
     logic [NHOST-1:0] members;
-    logic [NHOST-1:0][PW-1:0] port_of;       // comm rank -> port
-    logic [NHOST-1:0][31:0] blk;             // reduce_scatter: bytes per comm rank
+    logic [NHOST*PW-1:0] port_of;            // comm rank r's port at [PW r +: PW]
+    logic [NHOST*32-1:0] blk;                // reduce_scatter: comm rank r's bytes at [32r +: 32]
     assign fire = cst == C_IDLE && |complete;
 
     // the leader's call, as the matcher sees it
     logic [4:0] f_opc;
     logic [31:0] f_b, f_all, f_total;
     logic [PW-1:0] f_root;
+    /* verilator lint_off UNUSEDSIGNAL */ // ctx, alg, root's high bits: the matcher's
+    logic [63:0] f_hdr;
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [15:0] f_size;
+    logic [NHOST*32-1:0] f_counts;
+    logic [NHOST-1:0] f_same;
     always_comb begin
-        f_opc = {1'b0, hdr[lead][3:0]};
-        f_b = {3'd0, hdr[lead][63:35]};
-        f_root = hdr[lead][19+:PW];
-        f_all = f_b * {16'd0, csize[lead]};
+        f_hdr = hdr[64*lead+:64];
+        f_size = csize[16*lead+:16];
+        f_counts = counts[32*NHOST*lead+:32*NHOST];
+        f_same = same[NHOST*lead+:NHOST];
+        f_opc = {1'b0, f_hdr[3:0]};
+        f_b = {3'd0, f_hdr[63:35]};
+        f_root = f_hdr[19+:PW];
+        f_all = f_b * {16'd0, f_size};
         f_total = '0;
         for (int r = 0; r < NHOST; r++)
-            if (16'(r) < csize[lead])
-                f_total = f_total + counts[lead][r];
+            if (16'(r) < f_size)
+                f_total = f_total + f_counts[32*r+:32];
     end
 
     // each member's result bytes (wire.c's mf_board_bytes: recv)
+    // the members must agree on the header (but alg) and reduce_scatter's
+    // counts; if not, every member is told status 3 (malformed)
+    logic agree;
+    always_comb begin
+        agree = 1'b1;
+        for (int j = 0; j < NHOST; j++) begin
+            if (f_same[j] && (hdr[64*j+11+:53] != f_hdr[63:11] || hdr[64*j+:9] != f_hdr[8:0]))
+                agree = 1'b0;
+            for (int r = 0; r < NHOST; r++)
+                if (f_same[j] && f_opc == MF_OPC_REDUCE_SCATTER && 16'(r) < f_size &&
+                    counts[32*(NHOST*j+r)+:32] != f_counts[32*r+:32])
+                    agree = 1'b0;
+        end
+    end
+    assign reject = fire && !agree ? f_same : '0;
+
+    logic [NHOST-1:0] is_root;
     always_comb
         for (int j = 0; j < NHOST; j++) begin
-            logic is_root;
-            is_root = crank[j][PW-1:0] == f_root;
-            start[j] = fire && same[lead][j];
+            is_root[j] = crank[16*j+:PW] == f_root;
+            start[j] = fire && agree && f_same[j];
             case (f_opc)
-                MF_OPC_BCAST: start_n[j] = is_root ? 32'd0 : f_b;
-                MF_OPC_REDUCE: start_n[j] = is_root ? f_b : 32'd0;
-                MF_OPC_ALLREDUCE, MF_OPC_SCATTER: start_n[j] = f_b;
-                MF_OPC_GATHER: start_n[j] = is_root ? f_all : 32'd0;
-                MF_OPC_ALLGATHER: start_n[j] = f_all;
-                MF_OPC_REDUCE_SCATTER: start_n[j] = counts[lead][crank[j][PW-1:0]];
-                default: start_n[j] = 32'd0;
+                MF_OPC_BCAST: start_n[32*j+:32] = is_root[j] ? 32'd0 : f_b;
+                MF_OPC_REDUCE: start_n[32*j+:32] = is_root[j] ? f_b : 32'd0;
+                MF_OPC_ALLREDUCE, MF_OPC_SCATTER: start_n[32*j+:32] = f_b;
+                MF_OPC_GATHER: start_n[32*j+:32] = is_root[j] ? f_all : 32'd0;
+                MF_OPC_ALLGATHER: start_n[32*j+:32] = f_all;
+                MF_OPC_REDUCE_SCATTER: start_n[32*j+:32] = f_counts[32*crank[16*j+:PW]+:32];
+                default: start_n[32*j+:32] = 32'd0;
             endcase
         end
 
@@ -148,13 +181,13 @@ module mf_engine #(
     logic [4:0] pk_in_n;
     logic [PW-1:0] src_port;
     logic [3:0] one_n;
-    assign src_port = port_of[src_rank];
+    assign src_port = port_of[PW*src_rank+:PW];
     assign one_n = src_left >= 32'd8 ? 4'd8 : src_left[3:0];
 
     // SRC_RED: per comm rank a 16-byte word built from two beats
     logic [NHOST-1:0] slot_word, slot_lo, slot_in;
-    logic [NHOST-1:0][127:0] slot_data;
-    logic [NHOST-1:0][31:0] slot_left;
+    logic [NHOST*128-1:0] slot_data;         // comm rank r's word at [128r +: 128]
+    logic [NHOST*32-1:0] slot_left;          // ... its payload bytes left at [32r +: 32]
     logic red_take, red_valid, red_ready;
     logic [127:0] red_data;
     logic [31:0] red_left;                   // result bytes still to come out
@@ -162,10 +195,13 @@ module mf_engine #(
     assign red_n = red_left >= 32'd16 ? 5'd16 : red_left[4:0];
     logic [CW-1:0] red_nin;                  // the chain joins only in a reduction
     assign red_nin = cst == C_RUN && src == SRC_RED ? nmem : '0;
+    logic [NHOST*32-1:0] slot_k;             // bytes of the beat a slot takes
     always_comb
-        for (int r = 0; r < NHOST; r++)
-            slot_in[r] = cst == C_RUN && src == SRC_RED && slot_left[r] != 0 &&
-                         (!slot_word[r] || red_take) && s_h2c_tvalid[port_of[r]];
+        for (int r = 0; r < NHOST; r++) begin
+            slot_k[32*r+:32] = slot_left[32*r+:32] >= 32'd8 ? 32'd8 : slot_left[32*r+:32];
+            slot_in[r] = cst == C_RUN && src == SRC_RED && slot_left[32*r+:32] != 0 &&
+                         (!slot_word[r] || red_take) && s_h2c_tvalid[port_of[PW*r+:PW]];
+        end
 
     mf_engine_red #(.K(NHOST), .DATA_BYTES(16)) u_red (
         .clk(clk), .rst_n(rst_n), .nin(red_nin), .op(op), .dtype(dtype),
@@ -175,7 +211,7 @@ module mf_engine #(
     always_comb begin
         pay_tready = '0;
         pk_in_valid = 1'b0;
-        pk_in_data = {64'd0, s_h2c_tdata[src_port]};
+        pk_in_data = {64'd0, s_h2c_tdata[64*src_port+:64]};
         pk_in_n = {1'b0, one_n};
         red_ready = 1'b0;
         if (cst == C_RUN && !src_done && (src == SRC_ONE || src == SRC_SEQ)) begin
@@ -183,8 +219,8 @@ module mf_engine #(
             pay_tready[src_port] = pk_in_ready;
         end else if (cst == C_RUN && src == SRC_RED) begin
             for (int r = 0; r < NHOST; r++)
-                if (slot_left[r] != 0 && (!slot_word[r] || red_take))
-                    pay_tready[port_of[r]] = 1'b1;
+                if (slot_left[32*r+:32] != 0 && (!slot_word[r] || red_take))
+                    pay_tready[port_of[PW*r+:PW]] = 1'b1;
             pk_in_valid = red_valid && !src_done;
             pk_in_data = red_data;
             pk_in_n = red_n;
@@ -206,11 +242,11 @@ module mf_engine #(
         case (opc)
             MF_OPC_BCAST: begin
                 seg_bytes = b;
-                seg_sinks = members & ~(NHOST'(1) << port_of[root]);
+                seg_sinks = members & ~(NHOST'(1) << port_of[PW*root+:PW]);
             end
             MF_OPC_REDUCE: begin
                 seg_bytes = b;
-                seg_sinks[port_of[root]] = 1'b1;
+                seg_sinks[port_of[PW*root+:PW]] = 1'b1;
             end
             MF_OPC_ALLREDUCE: begin
                 seg_bytes = b;
@@ -218,19 +254,19 @@ module mf_engine #(
             end
             MF_OPC_SCATTER: begin
                 seg_bytes = b;
-                seg_sinks[port_of[seg[PW-1:0]]] = 1'b1;
+                seg_sinks[port_of[PW*seg[PW-1:0]+:PW]] = 1'b1;
             end
             MF_OPC_GATHER: begin
                 seg_bytes = b * 32'(nmem);
-                seg_sinks[port_of[root]] = 1'b1;
+                seg_sinks[port_of[PW*root+:PW]] = 1'b1;
             end
             MF_OPC_ALLGATHER: begin
                 seg_bytes = b * 32'(nmem);
                 seg_sinks = members;
             end
             MF_OPC_REDUCE_SCATTER: begin
-                seg_bytes = blk[seg[PW-1:0]];
-                seg_sinks[port_of[seg[PW-1:0]]] = 1'b1;
+                seg_bytes = blk[32*seg[PW-1:0]+:32];
+                seg_sinks[port_of[PW*seg[PW-1:0]+:PW]] = 1'b1;
             end
             default: seg_bytes = '0;
         endcase
@@ -256,19 +292,19 @@ module mf_engine #(
             cst <= C_IDLE;
             slot_word <= '0;
             nmem <= '0;
-        end else if (fire) begin
+        end else if (fire && agree) begin
             cst <= C_RUN;
             opc <= f_opc;
-            op <= hdr[lead][14:11];
-            dtype <= hdr[lead][18:15];
+            op <= f_hdr[14:11];
+            dtype <= f_hdr[18:15];
             root <= f_root;
             b <= f_b;
-            nmem <= CW'(csize[lead]);
-            members <= same[lead];
+            nmem <= CW'(f_size);
+            members <= f_same;
             for (int j = 0; j < NHOST; j++)
-                if (same[lead][j])
-                    port_of[crank[j][PW-1:0]] <= PW'(j);
-            blk <= counts[lead];
+                if (f_same[j])
+                    port_of[PW*crank[16*j+:PW]+:PW] <= PW'(j);
+            blk <= f_counts;
             seg <= '0;
             seg_pos <= '0;
             src_rank <= f_opc == MF_OPC_BCAST || f_opc == MF_OPC_SCATTER ? f_root : '0;
@@ -281,8 +317,8 @@ module mf_engine #(
             src_left <= f_opc == MF_OPC_SCATTER ? f_all : f_b;
             red_left <= f_opc == MF_OPC_REDUCE_SCATTER ? f_total : f_b;
             for (int r = 0; r < NHOST; r++)
-                slot_left[r] <= 16'(r) < csize[lead] ?
-                                (f_opc == MF_OPC_REDUCE_SCATTER ? f_total : f_b) : 32'd0;
+                slot_left[32*r+:32] <= 16'(r) < f_size ?
+                                       (f_opc == MF_OPC_REDUCE_SCATTER ? f_total : f_b) : 32'd0;
             slot_lo <= '0;
             slot_word <= '0;
             src_done <= f_opc == MF_OPC_BARRIER ||
@@ -311,17 +347,15 @@ module mf_engine #(
                 if (red_take)
                     slot_word[r] <= 1'b0;
                 if (slot_in[r]) begin
-                    logic [31:0] k;
-                    k = slot_left[r] >= 32'd8 ? 32'd8 : slot_left[r];
-                    slot_left[r] <= slot_left[r] - k;
+                    slot_left[32*r+:32] <= slot_left[32*r+:32] - slot_k[32*r+:32];
                     if (!slot_lo[r]) begin
-                        slot_data[r] <= {64'd0, s_h2c_tdata[port_of[r]]};
-                        if (slot_left[r] == k)
+                        slot_data[128*r+:128] <= {64'd0, s_h2c_tdata[64*port_of[PW*r+:PW]+:64]};
+                        if (slot_left[32*r+:32] == slot_k[32*r+:32])
                             slot_word[r] <= 1'b1;
                         else
                             slot_lo[r] <= 1'b1;
                     end else begin
-                        slot_data[r][127:64] <= s_h2c_tdata[port_of[r]];
+                        slot_data[128*r+64+:64] <= s_h2c_tdata[64*port_of[PW*r+:PW]+:64];
                         slot_word[r] <= 1'b1;
                         slot_lo[r] <= 1'b0;
                     end

@@ -5,7 +5,7 @@
 //     its counts; looks the ctx up in the port's CT; then holds the call
 //     (pend) with its payload still at the head of the stream until the
 //     engine starts it (start) and reads the payload (pay_tready), and
-//     ends it (call_end).  CT-config / CT-free packets go whole to mf_ct;
+//     ends it (call_end), or rejects it (reject: read to tlast, status 3).  CT-config / CT-free packets go whole to mf_ct;
 //     unsupported opcodes and malformed calls are read to tlast and dropped.
 //   * Output: the C2H packet: the header echoed with size = result bytes,
 //     the result beats the engine hands over (res_take), the completion
@@ -34,9 +34,10 @@ module mf_engine_port #(
     output logic [15:0]            comm_size,
     output logic [15:0]            comm_rank,
     output logic [15:0]            comm_global0,
-    output logic [NHOST-1:0][31:0] counts,
+    output logic [NHOST*32-1:0]    counts,       // u32 count i at [32i +: 32]
     // the engine
     input  logic                   start,        // this port's call starts
+    input  logic                   reject,       // ... or its members disagree: status 3
     input  logic [31:0]            start_n,      // ... with this many result bytes
     input  logic [47:0]            start_at,     // ... counted from this cycle
     input  logic                   pay_tready,   // the engine takes a payload beat
@@ -191,15 +192,18 @@ module mf_engine_port #(
                 end
             end
             I_COUNTS: if (s_tvalid) begin
+                hdr_last <= s_tlast; // a reduce_scatter with nothing to send ends here
                 for (int i = 0; i < NHOST; i++)
                     if (32'(i) >> 1 == 32'(cnt_beat))
-                        counts[i] <= s_tdata[32*(i&1)+:32];
+                        counts[32*i+:32] <= s_tdata[32*(i&1)+:32];
                 cnt_beat <= cnt_beat + 3'd1;
                 if (cnt_beat + 3'd1 == cnt_beats)
                     ist <= I_PEND;
             end
             I_PEND: if (start)
                 ist <= I_RUN;
+            else if (reject)
+                reply(ST_MALFORMED, 8'd0, hdr_last);
             I_RUN: if (call_end)
                 ist <= I_HDR;
             I_DRAIN: if (s_tvalid && s_tlast)

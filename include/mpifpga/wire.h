@@ -252,8 +252,8 @@ typedef enum {
     MF_BOARD_MALFORMED = 3,   /* header not decodable, no CT row, lengths disagree */
 } mf_board_status_t;
 /* Completion word: bits 0-7 status, 8-15 reason (CT refused), 16-63 engine
- * cycles the call took (from its last member's header to this host's last
- * result beat; saturates at MF_BOARD_CYCLES_MAX). */
+ * cycles the call took (from its start, every member's header taken, to
+ * this host's completion beat; saturates at MF_BOARD_CYCLES_MAX). */
 typedef struct {
     uint8_t status; /* mf_board_status_t */
     uint8_t reason;

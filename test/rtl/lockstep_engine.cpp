@@ -246,7 +246,7 @@ void run_engine(Sim &s, int count, TapCount &tap)
         check_group(tap, g, sc, got, sum);
     }
     engine_model_done();
-    printf("# engine cycles per call, RTL (last member's header to its last result beat) vs "
+    printf("# engine cycles per call, RTL (call start to its completion beat) vs "
            "C model (slowest member's latency, one switch, %d ranks):\n", kEngHosts);
     for (int o = MF_OPC_BARRIER; o <= MF_OPC_REDUCE_SCATTER; o++)
         if (sum[o].calls)

@@ -1,6 +1,7 @@
 // The collective engine (rtl/mf_engine.sv) side of make rtl-check: the
 // script of a group (communicators created and freed, calls of the eight
-// collectives, one unsupported and one malformed call), its board-stream
+// collectives, one unsupported call, one whose members disagree and one
+// on a row never set), its board-stream
 // packets per host port, and what the C model (fpga_model, a one-switch
 // network of kEngHosts ranks) gives for every call.
 #ifndef MF_LOCKSTEP_ENGINE_H

@@ -221,15 +221,44 @@ void unsupported_call(EngScript &sc, const Comm &cm)
     sc.calls.push_back(c);
 }
 
+// A call whose members disagree (mf_engine checks the headers but alg, and
+// reduce_scatter's counts): every member is told MF_BOARD_MALFORMED.
+void disagreeing_call(EngScript &sc, const Comm &cm)
+{
+    EngCall c = {};
+    bool rs = rng() % 2;
+    c.opc = rs ? MF_OPC_REDUCE_SCATTER : MF_OPC_ALLREDUCE;
+    c.op = MF_OP_SUM, c.dt = MF_DT_INT32, c.ctx = cm.ctx, c.size = 8;
+    c.members = cm.members;
+    c.status = MF_BOARD_MALFORMED;
+    c.want.assign(cm.members.size(), {});
+    size_t P = cm.members.size();
+    for (size_t i = 0; i < P; i++) {
+        bool odd = i == P - 1; // the last member differs: op, or its counts
+        mf_proc_hdr_t h = {};
+        h.opcode = (uint8_t)c.opc, h.ctx = (uint8_t)cm.ctx, h.dtype = MF_DT_INT32, h.size = 8;
+        h.op = odd && !rs ? MF_OP_MAX : MF_OP_SUM;
+        std::vector<uint32_t> counts(rs ? P : 0, 8);
+        if (rs && odd)
+            counts[0] = 16;
+        size_t n = 8;
+        if (rs)
+            n = 8 * P + (odd ? 8 : 0);
+        sc.port[cm.members[i]].push_back({h2c_packet(h, counts, std::vector<uint8_t>(n, 3)),
+                                          (int)sc.calls.size(), 0, 0});
+    }
+    sc.calls.push_back(c);
+}
+
 bool create_comm(EngScript &sc, std::vector<Comm> &live, bool used[][MF_MAX_CTX],
-                 std::string &err)
+                 std::string &err, size_t min_size = 1)
 {
     Comm cm;
     std::vector<int> hosts;
     for (int h = 0; h < kEngHosts; h++)
         hosts.push_back(h);
     std::shuffle(hosts.begin(), hosts.end(), rng);
-    hosts.resize(1 + rng() % kEngHosts);
+    hosts.resize(min_size + rng() % (kEngHosts + 1 - min_size));
     do
         cm.ctx = (int)(rng() % MF_MAX_CTX);
     while (std::any_of(hosts.begin(), hosts.end(), [&](int h) { return used[h][cm.ctx]; }));
@@ -282,6 +311,12 @@ void engine_script(int ncalls, EngScript &sc, std::string &err)
         const Comm &cm = live[rng() % live.size()];
         if (i == ncalls - 1) { // one call the engine does not run
             unsupported_call(sc, cm);
+            continue;
+        }
+        if (i == ncalls / 2) { // one whose members disagree, on a new communicator
+            if (!create_comm(sc, live, used, err, 2))
+                return;
+            disagreeing_call(sc, live.back());
             continue;
         }
         EngCall c = {};

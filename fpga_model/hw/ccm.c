@@ -6,22 +6,10 @@
  * gather table entries); the CCM then drives it each cycle and tells the
  * host when its side is complete (the interrupt of 001 sec. 2.2).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "hw/switch.h"
-
-void mf_ccm_fail(mf_coll_t *c, const char *fmt, ...)
-{
-    if (c->status)
-        return; /* keep the first reason */
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err, sizeof c->err, fmt, ap);
-    va_end(ap);
-    c->status = -1;
-}
 
 /* A fat-tree aggregation engine has no host: no doorbell, no PCIe, no
  * completion to report (001 sec. 4.4). */
@@ -77,16 +65,16 @@ static void signal_host(mf_net_t *n, mf_coll_t *c)
         return;
     c->host_signalled = 1;
     if (is_agg(n, c->eng)) { /* nobody waits for it: its failure stops the run */
-        if (c->status && !n->failed) {
+        if (c->status.code && !n->failed) {
             n->failed = 1;
             snprintf(n->err, sizeof n->err, "aggregation engine of switch %d: %.150s",
-                     c->eng->grank - n->nranks, c->err);
+                     c->eng->grank - n->nranks, c->status.err);
         }
         return;
     }
-    mf_completion_t done = {.rank = c->eng->grank, .status = c->status,
+    mf_completion_t done = {.rank = c->eng->grank, .status = c->status.code,
                             .post = c->req.at, .complete = c->host_done + n->host_o};
-    snprintf(done.err, sizeof done.err, "%s", c->err);
+    snprintf(done.err, sizeof done.err, "%s", c->status.err);
     n->pending--;
     if (c->req.done)
         c->req.done(c->req.user, &done);
@@ -95,7 +83,7 @@ static void signal_host(mf_net_t *n, mf_coll_t *c)
 static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
 {
     for (int i = 0; i < c->nst; i++)
-        mf_stream_drop(s, &c->st[i]);
+        mf_stream_drop(&s->streams, &c->st[i]);
     for (int i = 0; i < c->nsk; i++)
         if (c->sk[i].pk)
             mf_pkt_free(&n->pool, c->sk[i].pk);
@@ -124,13 +112,13 @@ static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     e->running |= 1u << ctx;
     s->nactive_colls++;
     if (!ct)
-        mf_ccm_fail(c, "no communicator-table entry for context %d on rank %d", ctx, e->grank);
+        mf_status_fail(&c->status, "no communicator-table entry for context %d on rank %d", ctx, e->grank);
     else if (mf_ccm_build(c, ct) < 0)
-        mf_ccm_fail(c, "cannot build the %s schedule: %s", mf_opcode_name(c->req.hdr.opcode),
-                    c->err[0] ? c->err : "out of memory");
+        mf_status_fail(&c->status, "cannot build the %s schedule: %s", mf_opcode_name(c->req.hdr.opcode),
+                    c->status.err[0] ? c->status.err : "out of memory");
     else if (mf_flow_prepare(s, c) < 0)
-        mf_ccm_fail(c, "out of memory");
-    if (!c->status)
+        mf_status_fail(&c->status, "out of memory");
+    if (!c->status.code)
         mf_collector_adopt_parked(s, e, c);
     mf_switch_wake(s, now + 1);
 }
@@ -187,7 +175,7 @@ static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
     /* the processor header reaches the CCM (an aggregation engine is
      * configured by its children's first packets) */
     uint64_t cfg = c->start + (is_agg(s->net, e) ? 0 : s->net->pcie);
-    if (!c->status) {
+    if (!c->status.code) {
         if (c->reads_left) {
             mf_dma_read_sources(s, e, c, now);
             *busy |= c->reads_left > 0; /* the DMA reads on next cycle */
@@ -204,7 +192,7 @@ static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
         if (!c->host_signalled && host_side_done(c))
             signal_host(s->net, c);
     }
-    if (c->status || (c->flows_left == 0 && net_sinks_flushed(c)))
+    if (c->status.code || (c->flows_left == 0 && net_sinks_flushed(c)))
         mf_ccm_finish(s, c, now);
 }
 

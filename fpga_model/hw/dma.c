@@ -18,11 +18,6 @@ static uint64_t read_window(const mf_net_t *n)
     return (uint64_t)n->pcie * n->dma_bytes + 4ull * n->pkt_bytes;
 }
 
-static void budgets(mf_net_t *n, mf_dma_t *d, uint64_t now)
-{
-    mf_dma_budgets(n, d, now);
-}
-
 static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
 {
     const mf_buf_t *b = &c->req.send;
@@ -31,7 +26,7 @@ static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
             memcpy(dst, (const uint8_t *)b->base + off, len);
             return;
         }
-        mf_ccm_fail(c, "send buffer too small: need %llu bytes, have %zu",
+        mf_status_fail(&c->status, "send buffer too small: need %llu bytes, have %zu",
                     (unsigned long long)(off + len), b->len);
         memset(dst, 0, len);
     } else if (b->read) {
@@ -44,7 +39,7 @@ static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
 static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
 {
     mf_net_t *n = s->net;
-    mf_dma_t *d = c->eng->dma;
+    mf_host_port_t *d = c->eng->dma;
     uint64_t buffered = st->issued - st->out;
     if (st->issued == st->len || buffered >= read_window(n) || d->rd_left == 0)
         return 0;
@@ -53,11 +48,11 @@ static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
         m = d->rd_left; /* at most one cycle's DMA bytes */
     uint64_t ready;
     if (!c->req.send.base && !c->req.send.read) { /* timing-only run: zeros */
-        ready = mf_stream_push(s, st, NULL, (size_t)m, now + n->pcie);
+        ready = mf_stream_push(&s->streams, st, NULL, (size_t)m, now + n->pcie);
     } else {
         uint8_t data[m];
         host_read(c, st->host_off + st->issued, data, (size_t)m);
-        ready = mf_stream_push(s, st, data, (size_t)m, now + n->pcie);
+        ready = mf_stream_push(&s->streams, st, data, (size_t)m, now + n->pcie);
     }
     st->issued += m;
     d->rd_left -= (uint32_t)m;
@@ -75,7 +70,7 @@ static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
 static __attribute__((noinline)) void read_pass(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c,
                                                 uint64_t now)
 {
-    budgets(s->net, e->dma, now);
+    mf_host_budgets(e->dma, now);
     int progress = 1;
     while (progress && e->dma->rd_left) {
         progress = 0;
@@ -100,29 +95,6 @@ void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t 
             read_pass(s, e, c, now);
             return;
         }
-}
-
-/* The bytes of mf_dma_write (switch.h), for a receive buffer or callback. */
-void mf_dma_write_data(mf_coll_t *c, uint64_t off, const uint8_t *src, size_t len)
-{
-    const mf_buf_t *b = &c->req.recv;
-    if (len && b->base) {
-        if (off + len <= b->len && src)
-            memcpy((uint8_t *)b->base + off, src, len);
-        else if (off + len <= b->len)
-            memset((uint8_t *)b->base + off, 0, len);
-        else
-            mf_ccm_fail(c, "receive buffer too small: need %llu bytes, have %zu",
-                        (unsigned long long)(off + len), b->len);
-    } else if (len && b->write) {
-        if (src) {
-            b->write(b->ctx, off, src, len);
-        } else {
-            uint8_t zeros[len];
-            memset(zeros, 0, len);
-            b->write(b->ctx, off, zeros, len);
-        }
-    }
 }
 
 void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now)

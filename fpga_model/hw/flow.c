@@ -173,7 +173,7 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, 
     uint64_t win = s->net->p.input_fifo_bytes;
     switch (k->kind) {
     case MF_SINK_HOST:
-        return mf_dma_write_budget(s->net, c->eng->dma, now);
+        return mf_host_write_budget(c->eng->dma, now);
     case MF_SINK_NET: {
         /* the local L2 queue first: when it is full and no packet is open,
          * there is no room whatever the partner's credits (and they cost a
@@ -353,7 +353,7 @@ static void sink_stream(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_
                         size_t n, uint64_t ready)
 {
     mf_stream_t *st = &c->st[k->stream];
-    mf_stream_push(s, st, src, n, ready);
+    mf_stream_push(&s->streams, st, src, n, ready);
     k->done += n;
     if (k->done == k->len)
         mf_stream_close(st, ready);
@@ -374,7 +374,7 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
         const uint8_t *src = buf ? buf + (lo - pos) : NULL;
         size_t m = hi - lo;
         if (k->kind == MF_SINK_HOST) {
-            mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, now, ready);
+            mf_host_write(c->eng->dma, c, k->host_off + (lo - k->off), src, m, now, ready);
             k->done += m;
             c->host_sinks_left -= k->done == k->len;
         } else if (k->kind == MF_SINK_NET) {
@@ -397,7 +397,7 @@ static void move(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_
     } else if (f->kind == MF_FLOW_COPY) { /* one input: what mf_l2_serialise does */
         mf_stream_t *st = &c->st[f->in[0]];
         zero = !st->stored;
-        mf_stream_take(s, st, zero ? NULL : buf, n < st->len - st->out ? n : st->len - st->out);
+        mf_stream_take(&s->streams, st, zero ? NULL : buf, n < st->len - st->out ? n : st->len - st->out);
     } else {
         mf_l2_serialise(s, c, f, buf, n, &zero);
     }
@@ -453,7 +453,7 @@ static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
             mf_stream_close(&c->st[k->stream], ready);
             mf_switch_wake(s, ready);
         } else {
-            mf_dma_write(s->net, c->eng->dma, c, k->host_off, NULL, 0, now, ready);
+            mf_host_write(c->eng->dma, c, k->host_off, NULL, 0, now, ready);
             c->host_sinks_left--;
         }
         k->done = 1; /* handled (len 0) */
@@ -525,7 +525,7 @@ static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         size_t es = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype);
         n -= n % es;
     }
-    if (f->kind == MF_FLOW_REDUCE && n && !mf_cgr_acquire(s, now))
+    if (f->kind == MF_FLOW_REDUCE && n && !mf_grant_take(&s->cgr, now))
         return 1; /* every CGR unit is busy this cycle: try the next */
     f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
     if (n)

@@ -23,7 +23,7 @@ size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out,
             memset(out, 0, got);
             *zero = 0;
         }
-        got += mf_stream_take(s, st, *zero ? NULL : out + got, m);
+        got += mf_stream_take(&s->streams, st, *zero ? NULL : out + got, m);
         if (st->out == st->len && f->kind == MF_FLOW_CONCAT)
             f->cur++;
         if (f->kind != MF_FLOW_CONCAT)

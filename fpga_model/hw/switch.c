@@ -70,6 +70,9 @@ int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
     s->id = id;
     s->nports = t->max_ports;
     s->next_rx = MF_NEVER;
+    s->cgr.units = n->p.sa_cgr;
+    s->streams.wake = (mf_wake_port_t){&n->sim, &s->mod};
+    s->streams.fault = (mf_fault_port_t){&n->failed, n->err, sizeof n->err};
     for (int p = 0; p < s->nports; p++) {
         s->in[p].next_head = MF_NEVER;
         for (unsigned v = 0; v < n->p.vcs; v++)

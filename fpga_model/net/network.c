@@ -138,6 +138,9 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
     n->dma = calloc(t->nnodes, sizeof *n->dma);
     if (!n->sw || !n->eng || !n->dma)
         goto oom;
+    for (int d = 0; d < t->nnodes; d++) /* each node's host port */
+        n->dma[d] = (mf_host_port_t){.rate_fx = n->host_fx, .bytes = n->dma_bytes,
+                                     .pcie = n->pcie};
     for (int s = 0; s < n->nsw; s++)
         if (mf_switch_init(n, &n->sw[s], s))
             goto oom;
@@ -357,8 +360,8 @@ void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
             for (unsigned v = 0; v < n->p.vcs; v++)
                 st->fifo_overflows += w->in[p].vc[v].overflows;
         }
-        if (w->stream_peak > st->peak_stream_bytes)
-            st->peak_stream_bytes = w->stream_peak;
+        if (w->streams.peak > st->peak_stream_bytes)
+            st->peak_stream_bytes = w->streams.peak;
     }
 }
 

@@ -44,8 +44,8 @@ int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at)
     c->eng = e;
     c->seq = from->seq;
     e->posted[ctx] = from->seq;
-    e->ct[ctx].valid = 1; /* the size and flags the children's rows carry */
-    e->ct[ctx].e = *mf_ct_lookup(from->eng, ctx);
+    /* the size and flags the children's rows carry */
+    e->ct.write(e->ct.table, ctx, mf_ct_port_lookup(&from->eng->ct, ctx));
     enqueue(e, c);
     mf_switch_wake(e->sw, at);
     return 0;
@@ -100,7 +100,7 @@ static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
 static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
 {
     int ctx = c->req.hdr.ctx;
-    const mf_ct_entry_t *ct = mf_ct_lookup(e, ctx);
+    const mf_ct_entry_t *ct = mf_ct_port_lookup(&e->ct, ctx);
     c->start = now;
     s->net->progress_at = s->net->sim.active_cycles; /* the watchdog's clock (network.c) */
     if (is_agg(s->net, e))

@@ -18,6 +18,8 @@
  *                  and sinks every block of the call reads and writes
  *   host port      the DMA's PCIe read / write budgets per cycle and the
  *                  write into the host's receive buffer
+ *   CT port        the CCM's lookup (and the aggregation engine's write)
+ *                  of its communicator-table rows
  *   grant port     the CGR units a switch grants per cycle
  */
 #ifndef MF_HW_PORTS_H
@@ -276,6 +278,19 @@ static inline void mf_host_write(mf_host_port_t *h, mf_coll_t *c, uint64_t off,
         mf_host_write_data(c, off, src, len);
     if (lands + h->pcie > c->host_done)
         c->host_done = lands + h->pcie;
+}
+
+/* ---- CT port: the CCM's communicator-table rows ----------------------------- */
+
+typedef struct {
+    const mf_ct_entry_t *(*lookup)(const void *table, int ctx); /* NULL: no valid row */
+    void (*write)(void *table, int ctx, const mf_ct_entry_t *entry);
+    void *table;
+} mf_ct_port_t;
+
+static inline const mf_ct_entry_t *mf_ct_port_lookup(const mf_ct_port_t *p, int ctx)
+{
+    return p->lookup(p->table, ctx);
 }
 
 /* ---- grant port: the switch's CGR units ------------------------------------ */

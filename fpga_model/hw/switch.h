@@ -24,6 +24,7 @@
 #include <string.h>
 #include "mpifpga/model.h"
 #include "mpifpga/wire.h"
+#include "hw/ct.h"
 #include "hw/fifo.h"
 #include "hw/link.h"
 #include "hw/pkt.h"
@@ -44,11 +45,6 @@ struct mf_engine;
 
 /* ---- per-rank collective engine context and per-node DMA ---------------- */
 
-typedef struct {
-    uint8_t valid;
-    mf_ct_entry_t e;
-} mf_ct_row_t;
-
 typedef struct mf_engine {
     /* what every cycle looks at first, together at the start */
     struct mf_switch *sw;
@@ -61,7 +57,7 @@ typedef struct mf_engine {
     uint32_t seq[MF_MAX_CTX];      /* collectives started per context */
     mf_coll_t *wait_head[MF_MAX_CTX], *wait_tail[MF_MAX_CTX]; /* posted, queued */
     mf_pq_t parked[MF_MAX_CTX];    /* packets that came before their collective */
-    mf_ct_row_t ct[MF_MAX_CTX];    /* communicator table rows (ct.c) */
+    mf_ct_port_t ct;               /* its communicator table (ct.c) */
     uint64_t rx_pkts, rx_lat_sum, rx_lat_max, rx_phits;
     uint32_t posted[MF_MAX_CTX];   /* aggregation engine: last sequence configured */
 } mf_engine_t;
@@ -120,6 +116,7 @@ typedef struct mf_net {
     int nranks;            /* eng[nranks + sw]: switch sw's aggregation engine (fat tree) */
     int neng;              /* engines: nranks, + nsw on a fat tree */
     mf_host_port_t *dma;   /* by node */
+    mf_ct_t *ct;           /* communicator table by engine */
     /* derived figures */
     unsigned phit_bytes, pkt_bytes;
     uint32_t datapath_bytes, dma_bytes;
@@ -169,10 +166,6 @@ static inline mf_fifo_t *mf_l1_fifo(mf_switch_t *s, unsigned in_vc)
 /* dma.c */
 void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now);
 void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now);
-/* ct.c */
-int mf_ct_config(mf_engine_t *e, int ctx, const mf_ct_entry_t *entry, char *err, size_t len);
-int mf_ct_free(mf_engine_t *e, int ctx);
-const mf_ct_entry_t *mf_ct_lookup(const mf_engine_t *e, int ctx);
 /* ccm.c */
 void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c);
 /* Configure aggregation engine e for the collective `from` (a child's)

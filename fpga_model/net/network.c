@@ -59,6 +59,24 @@ static int wire_links(mf_net_t *n)
     return 0;
 }
 
+static const mf_ct_entry_t *ct_lookup_port(const void *table, int ctx)
+{
+    return mf_ct_lookup(table, ctx);
+}
+
+static void ct_write_port(void *table, int ctx, const mf_ct_entry_t *entry)
+{
+    mf_ct_write(table, ctx, entry);
+}
+
+/* Engine g's communicator table and its CT port. */
+static void wire_ct(mf_net_t *n, int g)
+{
+    n->ct[g].entries = n->p.ct_entries;
+    n->ct[g].max_ranks = n->p.max_ranks;
+    n->eng[g].ct = (mf_ct_port_t){ct_lookup_port, ct_write_port, &n->ct[g]};
+}
+
 static int attach_engines(mf_net_t *n)
 {
     const mf_topo_t *t = n->topo;
@@ -75,6 +93,7 @@ static int attach_engines(mf_net_t *n)
         int node = r / t->ppn;
         mf_engine_t *e = &n->eng[r];
         e->grank = r;
+        wire_ct(n, r);
         e->sw = &n->sw[t->node_sw[node]];
         e->dma = &n->dma[node];
         e->slot = t->node_slot[node] * t->ppn + r % t->ppn;
@@ -87,6 +106,7 @@ static int attach_engines(mf_net_t *n)
             continue;
         mf_engine_t *e = &n->eng[n->nranks + s];
         e->grank = n->nranks + s;
+        wire_ct(n, e->grank);
         e->sw = &n->sw[s];
         n->sw[s].agg = e;
     }
@@ -136,7 +156,8 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
     }
     n->eng = calloc(n->neng, sizeof *n->eng);
     n->dma = calloc(t->nnodes, sizeof *n->dma);
-    if (!n->sw || !n->eng || !n->dma)
+    n->ct = calloc(n->neng, sizeof *n->ct);
+    if (!n->sw || !n->eng || !n->dma || !n->ct)
         goto oom;
     for (int d = 0; d < t->nnodes; d++) /* each node's host port */
         n->dma[d] = (mf_host_port_t){.rate_fx = n->host_fx, .bytes = n->dma_bytes,
@@ -185,6 +206,7 @@ void mf_net_destroy(mf_net_t *n)
     free(n->sw);
     free(n->eng);
     free(n->dma);
+    free(n->ct);
     free(n->traffic_owned);
     if (n->baseline_free)
         n->baseline_free(n->baseline);
@@ -211,14 +233,19 @@ int mf_net_ct_config(mf_net_t *n, int grank, int ctx, const mf_ct_entry_t *e, ch
         snprintf(err, errlen, "rank %d out of range (0..%d)", grank, n->nranks - 1);
         return -1;
     }
-    return mf_ct_config(&n->eng[grank], ctx, e, err, errlen);
+    mf_engine_t *en = &n->eng[grank];
+    int busy = ctx >= 0 && ctx < MF_MAX_CTX && (en->cur[ctx] || en->wait_head[ctx]);
+    if (mf_ct_config(&n->ct[grank], ctx, e, busy, err, errlen))
+        return -1;
+    en->seq[ctx] = 0; /* a new communicator: its collectives count from 1 */
+    return 0;
 }
 
 int mf_net_ct_free(mf_net_t *n, int grank, int ctx)
 {
     if (grank < 0 || grank >= n->nranks)
         return -1;
-    return mf_ct_free(&n->eng[grank], ctx);
+    return mf_ct_free(&n->ct[grank], ctx);
 }
 
 static int check_req(const mf_net_t *n, int grank, const mf_coll_req_t *r, char *err,
@@ -257,7 +284,7 @@ int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, siz
     c->req = *req;
     c->eng = &n->eng[grank];
     if (req->counts && mf_opcode_has_counts(req->hdr.opcode)) {
-        const mf_ct_entry_t *ct = mf_ct_lookup(c->eng, req->hdr.ctx);
+        const mf_ct_entry_t *ct = mf_ct_lookup(&n->ct[grank], req->hdr.ctx);
         size_t np = ct ? mf_opcode_ncounts(req->hdr.opcode, ct->size) : 0;
         c->counts = malloc((np ? np : 1) * sizeof *c->counts);
         if (!c->counts) {

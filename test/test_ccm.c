@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/switch.h"
+#include "hw/ccm.h"
 #include "mpifpga/ct.h"
 #include "tap.h"
 

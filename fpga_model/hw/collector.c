@@ -6,11 +6,11 @@
  * posted its side of the collective are parked, in order, and adopted when
  * it does.  The same stream type carries DMA reads and flow-to-flow links.
  */
-#include "hw/switch.h"
+#include "hw/collector.h"
 
 /* Hand one NET packet to the current collective's stream for its tag.
  * Returns 1 if taken, 0 if it belongs to a later collective. */
-static int deliver(mf_switch_t *s, mf_coll_t *c, mf_pkt_t *k)
+static int deliver(mf_collector_t *col, mf_coll_t *c, mf_pkt_t *k)
 {
     int idx = k->h.tag < 32 ? c->tag_stream[k->h.tag] : -1;
     if (idx < 0)
@@ -36,35 +36,35 @@ static int deliver(mf_switch_t *s, mf_coll_t *c, mf_pkt_t *k)
     }
     if (k->h.last)
         st->closed = 1; /* seen by the consumer with the packet's data */
-    mf_stream_push(&s->streams, st, k->zero ? NULL : k->data, k->len, k->ready);
-    mf_pkt_free(&s->net->pool, k);
+    mf_stream_push(col->streams, st, k->zero ? NULL : k->data, k->len, k->ready);
+    mf_pkt_free(col->pkts, k);
     return 1;
 }
 
-void mf_collector_accept(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now)
+void mf_collector_accept(mf_collector_t *col, mf_pkt_t *k, uint64_t now)
 {
     unsigned ctx = k->h.ctx;
-    uint64_t ready = now + s->net->p.collector_cycles;
+    uint64_t ready = now + col->cycles;
     uint64_t tail = mf_fx_ceil(k->tail_fx);
     k->ready = ready > tail ? ready : tail;
-    mf_coll_t *c = e->cur[ctx];
-    if (e->parked[ctx].n || !c || !deliver(s, c, k)) {
-        mf_pq_push(&e->parked[ctx], k);
+    mf_coll_t *c = col->cur[ctx];
+    if (col->parked[ctx].n || !c || !deliver(col, c, k)) {
+        mf_pq_push(&col->parked[ctx], k);
         if (c)
-            mf_collector_adopt_parked(s, e, c);
+            mf_collector_adopt_parked(col, c);
         return;
     }
 }
 
 /* Move parked packets (in arrival order) into c's streams; packets of a
  * stream that is already closed stay parked for the next collective. */
-void mf_collector_adopt_parked(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c)
+void mf_collector_adopt_parked(mf_collector_t *col, mf_coll_t *c)
 {
-    mf_pq_t *pq = &e->parked[c->req.hdr.ctx];
+    mf_pq_t *pq = &col->parked[c->req.hdr.ctx];
     mf_pq_t keep = {0};
     mf_pkt_t *k;
     while ((k = mf_pq_pop(pq)) != NULL) {
-        if (!deliver(s, c, k))
+        if (!deliver(col, c, k))
             mf_pq_push(&keep, k);
     }
     *pq = keep;

@@ -21,6 +21,17 @@
  *   CT port        the CCM's lookup (and the aggregation engine's write)
  *                  of its communicator-table rows
  *   grant port     the CGR units a switch grants per cycle
+ *   packet port    a synchronous hand-over of one packet (L1 -> collector,
+ *                  L1 -> DMA, L2 loopback -> collector)
+ *   call port      the CCM hands a call to a block (collector: adopt the
+ *                  packets parked for it; DMA: read its send buffer)
+ *   combine fn     a functional unit a flow runs on (CGR reduction, L2
+ *                  serialisation)
+ *   emit port      the L2 switch's output queues and its emit / route look-up
+ *   route port     the L1's route computation, for the L2 switch
+ *   progress port  the watchdog's clock: a block that moved bytes marks it
+ *
+ * mf_hw_cfg_t is the switch's derived figures, read-only to every block.
  */
 #ifndef MF_HW_PORTS_H
 #define MF_HW_PORTS_H
@@ -30,11 +41,21 @@
 #include "hw/pkt.h"
 #include "mpifpga/model.h"
 #include "mpifpga/wire.h"
+#include "params/params.h"
 #include "sim/engine.h"
 
 #define MF_FLOW_MAXIN 32 /* own data + one input per child: 16 binomial, 30 fat tree */
 
 struct mf_engine;
+
+/* ---- the figures every block reads (derived once by net/network.c) ------- */
+
+typedef struct {
+    const mf_params_t *p;
+    unsigned phit_bytes, pkt_bytes;
+    uint32_t datapath_bytes, dma_bytes;
+    uint32_t stage, pcie, host_o, link_lat;
+} mf_hw_cfg_t;
 
 /* ---- wake port ------------------------------------------------------------ */
 
@@ -209,6 +230,7 @@ typedef struct {
 typedef struct mf_coll {
     struct mf_coll *next;
     struct mf_engine *eng;
+    struct mf_host_port *host; /* its node's host port (DMA) */
     mf_coll_req_t req;
     uint32_t *counts;   /* owned copy of req.counts */
     uint64_t start;     /* cycle the processor header reached the switch */
@@ -292,6 +314,74 @@ static inline const mf_ct_entry_t *mf_ct_port_lookup(const mf_ct_port_t *p, int 
 {
     return p->lookup(p->table, ctx);
 }
+
+/* ---- packet, call and route ports: synchronous hand-overs ------------------ */
+
+typedef struct {
+    void (*put)(void *ctx, mf_pkt_t *k, uint64_t now);
+    void *ctx;
+} mf_pkt_port_t;
+
+static inline void mf_pkt_put(const mf_pkt_port_t *p, mf_pkt_t *k, uint64_t now)
+{
+    p->put(p->ctx, k, now);
+}
+
+typedef struct {
+    void (*fn)(void *ctx, mf_coll_t *c, uint64_t now);
+    void *ctx;
+} mf_call_port_t;
+
+static inline void mf_call_put(const mf_call_port_t *p, mf_coll_t *c, uint64_t now)
+{
+    p->fn(p->ctx, c, now);
+}
+
+/* Sets k->out_port (-1: a local engine) and k->h.vc from k->h.dest. */
+typedef struct {
+    void (*fn)(void *ctx, mf_pkt_t *k);
+    void *ctx;
+} mf_route_port_t;
+
+static inline void mf_route(const mf_route_port_t *p, mf_pkt_t *k)
+{
+    p->fn(p->ctx, k);
+}
+
+/* ---- combine fn: the unit a flow runs on ------------------------------------
+ * Takes n bytes from f's inputs into out and returns n, or sets *zero and
+ * leaves out unset if they are all zero (streams that hold only zeros). */
+typedef size_t (*mf_combine_fn)(mf_stream_pool_t *p, mf_coll_t *c, mf_flow_t *f, uint8_t *out,
+                                size_t n, int *zero);
+
+/* ---- emit port: the L2 switch's output side -------------------------------- */
+
+#define MF_EMIT_LOOPBACK (-3) /* queue of a destination on this switch */
+#define MF_EMIT_DEPTH 4        /* packets an output queue holds */
+
+typedef struct {
+    const mf_pq_t *queue; /* per output port */
+    int (*queue_of)(void *l2, uint16_t dest); /* output port, MF_EMIT_LOOPBACK or -1 */
+    void (*emit)(void *l2, mf_pkt_t *k, uint64_t now);
+    void *l2;
+} mf_emit_port_t;
+
+/* Can a packet for output queue q be emitted now? */
+static inline int mf_emit_can(const mf_emit_port_t *p, int q)
+{
+    if (q == MF_EMIT_LOOPBACK)
+        return 1;
+    return q >= 0 && p->queue[q].n < MF_EMIT_DEPTH;
+}
+
+/* ---- progress port: the watchdog's clock ----------------------------------- */
+
+typedef struct {
+    uint64_t *at;          /* the last active cycle something moved */
+    const uint64_t *clock; /* the simulator's active-cycle count */
+} mf_progress_port_t;
+
+static inline void mf_progress(const mf_progress_port_t *p) { *p->at = *p->clock; }
 
 /* ---- grant port: the switch's CGR units ------------------------------------ */
 

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/aglu.h"
 #include "hw/ccm.h"
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }

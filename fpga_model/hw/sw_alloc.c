@@ -32,7 +32,7 @@ static mf_pkt_t *candidate(mf_l1_t *l, int port, unsigned i, unsigned nvc)
     return l->tx[i - nin - 1]->head;
 }
 
-static mf_pkt_t *pop_coll_out(mf_l1_t *l, int port)
+static mf_pkt_t *pop_l2_out(mf_l1_t *l, int port)
 {
     mf_pkt_t *k = mf_pq_pop(&l->l2_out[port]);
     if (!l->l2_out[port].n)
@@ -46,7 +46,7 @@ static mf_pkt_t *take(mf_l1_t *l, int port, unsigned i, unsigned nvc, uint64_t n
     if (i < nin)
         return mf_l1_pop(l, i, now);
     if (i == nin)
-        return pop_coll_out(l, port);
+        return pop_l2_out(l, port);
     return mf_pq_pop(l->tx[i - nin - 1]);
 }
 

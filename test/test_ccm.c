@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/switch.h"
+#include "hw/ccm.h"
 #include "mpifpga/ct.h"
 #include "tap.h"
 
@@ -136,8 +136,8 @@ static void test_errors(void)
     mf_ct_entry_build(4, 1, global_of, &e, err, sizeof err);
     mf_coll_t c = {.req.hdr = {.opcode = MF_OPC_REDUCE, .dtype = MF_DT_DOUBLE, .root = 9,
                                .size = 8}};
-    ok(mf_ccm_build(&c, &e) < 0 && c.status == -1 && strstr(c.err, "root 9"),
-       "a root outside the communicator is refused: %s", c.err);
+    ok(mf_ccm_build(&c, &e) < 0 && c.status.code == -1 && strstr(c.status.err, "root 9"),
+       "a root outside the communicator is refused: %s", c.status.err);
 }
 
 int main(void)

@@ -12,7 +12,7 @@
 
 #include "coll/run.h"
 #include "mpifpga/osu.h"
-#include "hw/switch.h"
+#include "net/network.h"
 #include "net/topo.h"
 #include "params/params.h"
 #include "ref_coll.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "coll/run.h"
-#include "hw/switch.h"
+#include "net/network.h"
 #include "params/params.h"
 #include "ref_coll.h"
 #include "tap.h"

@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "baseline/baseline.h"
-#include "hw/switch.h"
+#include "net/network.h"
 
 /* Packet kinds, in the (model-only) tag of a unicast packet. */
 enum { PK_DATA = 0, PK_RTS = 1, PK_CTS = 2 };

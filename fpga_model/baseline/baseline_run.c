@@ -197,7 +197,7 @@ void bl_nic_progress(bl_t *b, int r, uint64_t now)
         double tail = head + (double)len * b->G;
         uint64_t tail_fx = (uint64_t)(tail * MF_FX_ONE);
         p->tail_fx = tail_fx > mf_fx(now) ? tail_fx : mf_fx(now);
-        mf_route_compute(e->sw, p);
+        mf_route_compute(&e->sw->l1, p);
         mf_pq_push(&e->tx, p);
         mf_switch_wake(e->sw, now);
         k->tx_off += len;

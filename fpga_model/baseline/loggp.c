@@ -2,7 +2,7 @@
 #include <math.h>
 
 #include "baseline/loggp.h"
-#include "hw/switch.h"
+#include "net/network.h"
 
 static double us(const mf_net_t *n, double cycles) { return cycles * mf_params_cycle_ns(&n->p) / 1000; }
 

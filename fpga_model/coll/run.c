@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "coll/run.h"
-#include "hw/switch.h"
+#include "net/network.h"
 #include "mpifpga/ct.h"
 
 uint64_t mf_osu_hdr_size(mf_opcode_t opc, uint64_t osu_bytes, int comm_size, size_t esize)
@@ -212,8 +212,8 @@ static uint64_t arb_state(const mf_net_t *n)
 {
     uint64_t h = 1469598103934665603ull;
     for (int s = 0; s < n->nsw; s++)
-        for (int p = 0; p < n->sw[s].nports; p++)
-            h = (h ^ n->sw[s].out[p].rr) * 1099511628211ull;
+        for (int p = 0; p < n->sw[s].l1.nports; p++)
+            h = (h ^ n->sw[s].l1.out[p].rr) * 1099511628211ull;
     return h;
 }
 

@@ -6,29 +6,17 @@
  * gather table entries); the CCM then drives it each cycle and tells the
  * host when its side is complete (the interrupt of 001 sec. 2.2).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hw/switch.h"
-
-void mf_ccm_fail(mf_coll_t *c, const char *fmt, ...)
-{
-    if (c->status)
-        return; /* keep the first reason */
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err, sizeof c->err, fmt, ap);
-    va_end(ap);
-    c->status = -1;
-}
+#include "hw/ccm.h"
 
 /* A fat-tree aggregation engine has no host: no doorbell, no PCIe, no
  * completion to report (001 sec. 4.4). */
-static int is_agg(const mf_net_t *n, const mf_engine_t *e) { return e->grank >= n->nranks; }
-static uint32_t host_delay(const mf_net_t *n, const mf_engine_t *e)
+static int is_agg(const mf_engine_t *e) { return e->grank >= e->ccm->cfg->nranks; }
+static uint32_t host_delay(const mf_engine_t *e)
 {
-    return is_agg(n, e) ? 0 : n->host_o;
+    return is_agg(e) ? 0 : e->ccm->cfg->host_o;
 }
 
 static void enqueue(mf_engine_t *e, mf_coll_t *c)
@@ -54,51 +42,55 @@ int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at)
     c->req.hdr = from->req.hdr;
     c->req.at = at;
     c->eng = e;
+    c->host = e->dma;
     c->seq = from->seq;
     e->posted[ctx] = from->seq;
-    e->ct[ctx].valid = 1; /* the size and flags the children's rows carry */
-    e->ct[ctx].e = *mf_ct_lookup(from->eng, ctx);
+    /* the size and flags the children's rows carry */
+    e->ct.write(e->ct.table, ctx, mf_ct_port_lookup(&from->eng->ct, ctx));
     enqueue(e, c);
-    mf_switch_wake(e->sw, at);
+    mf_wake(&e->ccm->wake, at);
     return 0;
 }
 
-void mf_ccm_post(mf_net_t *n, mf_engine_t *e, mf_coll_t *c)
+void mf_ccm_post(mf_engine_t *e, mf_coll_t *c)
 {
+    mf_ccm_t *m = e->ccm;
+    c->host = e->dma;
     enqueue(e, c);
-    n->pending++;
+    (*m->pending)++;
     /* the DMA starts reading when the host rings the doorbell */
-    mf_switch_wake(e->sw, c->req.at + n->host_o);
+    mf_wake(&m->wake, c->req.at + m->cfg->host_o);
 }
 
-static void signal_host(mf_net_t *n, mf_coll_t *c)
+static void signal_host(mf_ccm_t *m, mf_coll_t *c)
 {
     if (c->host_signalled)
         return;
     c->host_signalled = 1;
-    if (is_agg(n, c->eng)) { /* nobody waits for it: its failure stops the run */
-        if (c->status && !n->failed) {
-            n->failed = 1;
-            snprintf(n->err, sizeof n->err, "aggregation engine of switch %d: %.150s",
-                     c->eng->grank - n->nranks, c->err);
+    if (is_agg(c->eng)) { /* nobody waits for it: its failure stops the run */
+        if (c->status.code && !*m->fault.failed) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "aggregation engine of switch %d: %.150s",
+                     c->eng->grank - m->cfg->nranks, c->status.err);
+            mf_fault(&m->fault, msg);
         }
         return;
     }
-    mf_completion_t done = {.rank = c->eng->grank, .status = c->status,
-                            .post = c->req.at, .complete = c->host_done + n->host_o};
-    snprintf(done.err, sizeof done.err, "%s", c->err);
-    n->pending--;
+    mf_completion_t done = {.rank = c->eng->grank, .status = c->status.code,
+                            .post = c->req.at, .complete = c->host_done + m->cfg->host_o};
+    snprintf(done.err, sizeof done.err, "%s", c->status.err);
+    (*m->pending)--;
     if (c->req.done)
         c->req.done(c->req.user, &done);
 }
 
-static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
+static void free_coll(mf_ccm_t *m, mf_coll_t *c)
 {
     for (int i = 0; i < c->nst; i++)
-        mf_stream_drop(s, &c->st[i]);
+        mf_stream_drop(m->streams, &c->st[i]);
     for (int i = 0; i < c->nsk; i++)
         if (c->sk[i].pk)
-            mf_pkt_free(&n->pool, c->sk[i].pk);
+            mf_pkt_free(m->pkts, c->sk[i].pk);
     free(c->st);
     free(c->fl);
     free(c->sk);
@@ -109,39 +101,39 @@ static void free_coll(mf_net_t *n, mf_switch_t *s, mf_coll_t *c)
     free(c);
 }
 
-static void start(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
+static void start(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now)
 {
     int ctx = c->req.hdr.ctx;
-    const mf_ct_entry_t *ct = mf_ct_lookup(e, ctx);
+    const mf_ct_entry_t *ct = mf_ct_port_lookup(&e->ct, ctx);
     c->start = now;
-    s->net->progress_at = s->net->sim.active_cycles; /* the watchdog's clock (network.c) */
-    if (is_agg(s->net, e))
+    mf_progress(&m->progress);
+    if (is_agg(e))
         e->seq[ctx] = c->seq; /* the children's sequence number (mf_ccm_post_agg) */
     else
         c->seq = ++e->seq[ctx];
     c->host_done = now;
     e->cur[ctx] = c;
     e->running |= 1u << ctx;
-    s->nactive_colls++;
+    m->nactive++;
     if (!ct)
-        mf_ccm_fail(c, "no communicator-table entry for context %d on rank %d", ctx, e->grank);
+        mf_status_fail(&c->status, "no communicator-table entry for context %d on rank %d", ctx, e->grank);
     else if (mf_ccm_build(c, ct) < 0)
-        mf_ccm_fail(c, "cannot build the %s schedule: %s", mf_opcode_name(c->req.hdr.opcode),
-                    c->err[0] ? c->err : "out of memory");
-    else if (mf_flow_prepare(s, c) < 0)
-        mf_ccm_fail(c, "out of memory");
-    if (!c->status)
-        mf_collector_adopt_parked(s, e, c);
-    mf_switch_wake(s, now + 1);
+        mf_status_fail(&c->status, "cannot build the %s schedule: %s", mf_opcode_name(c->req.hdr.opcode),
+                    c->status.err[0] ? c->status.err : "out of memory");
+    else if (mf_flow_prepare(m, c) < 0)
+        mf_status_fail(&c->status, "out of memory");
+    if (!c->status.code)
+        mf_call_put(&e->adopt, c, now);
+    mf_wake(&m->wake, now + 1);
 }
 
-void mf_ccm_start_ready(mf_switch_t *s, mf_engine_t *e, uint64_t now)
+void mf_ccm_start_ready(mf_engine_t *e, uint64_t now)
 {
     for (uint32_t todo = e->waiting & ~e->running; todo; todo &= todo - 1) {
         int ctx = __builtin_ctz(todo);
         mf_coll_t *c = e->wait_head[ctx];
-        if (c->req.at + host_delay(s->net, e) > now) {
-            mf_switch_wake(s, c->req.at + host_delay(s->net, e));
+        if (c->req.at + host_delay(e) > now) {
+            mf_wake(&e->ccm->wake, c->req.at + host_delay(e));
             continue;
         }
         e->wait_head[ctx] = c->next;
@@ -149,7 +141,7 @@ void mf_ccm_start_ready(mf_switch_t *s, mf_engine_t *e, uint64_t now)
             e->wait_tail[ctx] = NULL;
             e->waiting &= ~(1u << ctx);
         }
-        start(s, e, c, now);
+        start(e->ccm, e, c, now);
     }
 }
 
@@ -169,49 +161,49 @@ static int net_sinks_flushed(const mf_coll_t *c)
     return 1;
 }
 
-void mf_ccm_finish(mf_switch_t *s, mf_coll_t *c, uint64_t now)
+void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now)
 {
     mf_engine_t *e = c->eng;
-    s->net->progress_at = s->net->sim.active_cycles;
-    signal_host(s->net, c);
+    mf_progress(&m->progress);
+    signal_host(m, c);
     e->cur[c->req.hdr.ctx] = NULL;
     e->running &= ~(1u << c->req.hdr.ctx);
-    s->nactive_colls--;
-    free_coll(s->net, s, c);
-    mf_switch_wake(s, now + 1); /* the next collective on this context may start */
+    m->nactive--;
+    free_coll(m, c);
+    mf_wake(&m->wake, now + 1); /* the next collective on this context may start */
 }
 
 /* Drive one collective for a cycle; *busy is set if it can move next cycle. */
-static void progress_one(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now, int *busy)
+static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now, int *busy)
 {
     /* the processor header reaches the CCM (an aggregation engine is
      * configured by its children's first packets) */
-    uint64_t cfg = c->start + (is_agg(s->net, e) ? 0 : s->net->pcie);
-    if (!c->status) {
+    uint64_t cfg = c->start + (is_agg(e) ? 0 : m->cfg->pcie);
+    if (!c->status.code) {
         if (c->reads_left) {
-            mf_dma_read_sources(s, e, c, now);
+            mf_call_put(&m->read, c, now);
             *busy |= c->reads_left > 0; /* the DMA reads on next cycle */
         }
         if (now < cfg) {
-            mf_switch_wake(s, cfg);
+            mf_wake(&m->wake, cfg);
             return;
         }
         while (c->first_live < c->nfl && c->fl[c->first_live].done)
             c->first_live++; /* flows mostly finish in build order */
         for (int i = c->first_live; i < c->nfl; i++)
             if (!c->fl[i].done && c->fl[i].next_check <= now) /* else it would return 0 */
-                *busy |= mf_flow_step(s, c, &c->fl[i], now);
+                *busy |= mf_flow_step(m, c, &c->fl[i], now);
         if (!c->host_signalled && host_side_done(c))
-            signal_host(s->net, c);
+            signal_host(m, c);
     }
-    if (c->status || (c->flows_left == 0 && net_sinks_flushed(c)))
-        mf_ccm_finish(s, c, now);
+    if (c->status.code || (c->flows_left == 0 && net_sinks_flushed(c)))
+        mf_ccm_finish(m, c, now);
 }
 
-void mf_ccm_progress(mf_switch_t *s, mf_engine_t *e, uint64_t now, int *busy)
+void mf_ccm_progress(mf_engine_t *e, uint64_t now, int *busy)
 {
     for (uint32_t todo = e->running; todo; todo &= todo - 1) {
         int ctx = __builtin_ctz(todo);
-        progress_one(s, e, e->cur[ctx], now, busy);
+        progress_one(e->ccm, e, e->cur[ctx], now, busy);
     }
 }

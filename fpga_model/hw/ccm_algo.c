@@ -132,7 +132,7 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct)
     bld_t b = {.c = c, .ct = ct, .P = ct->size, .r = ct->rank, .n = c->req.hdr.size,
                .es = mf_elem_bytes((mf_op_t)c->req.hdr.op, (mf_dtype_t)c->req.hdr.dtype)};
     if (c->req.hdr.root >= ct->size && c->req.hdr.opcode != MF_OPC_BARRIER) {
-        mf_ccm_fail(c, "root %u is not a rank of the %u-member communicator",
+        mf_status_fail(&c->status, "root %u is not a rank of the %u-member communicator",
                     c->req.hdr.root, ct->size);
         return -1;
     }

@@ -31,7 +31,7 @@ void ccm_alltoall(bld_t *b)
     const uint32_t *addr = b->c->counts;
     int P = b->P, r = b->r;
     if (!addr || P > MF_ALLTOALL_MAX_MEMBERS) {
-        mf_ccm_fail(b->c, "alltoall needs the members' addresses and at most %d members (has %d)",
+        mf_status_fail(&b->c->status, "alltoall needs the members' addresses and at most %d members (has %d)",
                     MF_ALLTOALL_MAX_MEMBERS, P);
         b->fail = 1;
         return;

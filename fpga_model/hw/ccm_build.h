@@ -27,7 +27,7 @@
 #define MF_HW_CCM_BUILD_H
 
 #include "mpifpga/ct.h"
-#include "hw/switch.h"
+#include "hw/ccm.h"
 
 #define TAG_FOLD_IN 30
 #define TAG_FOLD_OUT 31
@@ -46,7 +46,7 @@ typedef struct {
 } bld_t;
 
 /* The topology of the switch building the schedule (needs an engine). */
-static inline const mf_topo_t *ccm_topo(const bld_t *b) { return b->c->eng->sw->net->topo; }
+static inline const mf_topo_t *ccm_topo(const bld_t *b) { return b->c->eng->ccm->topo; }
 
 /* ---- building blocks (ccm_build.c); errors set b->fail ------------------- */
 

@@ -40,7 +40,7 @@ typedef struct {
     int has_host;
 } node_t;
 
-static const mf_net_t *net_of(const bld_t *b) { return b->c->eng->sw->net; }
+static const mf_ccm_t *ccm_of(const bld_t *b) { return b->c->eng->ccm; }
 
 int ccm_ftree_fits(const bld_t *b)
 {
@@ -64,10 +64,10 @@ static void ranks_below(const mf_topo_t *t, int sw, int *first, int *count)
 
 /* Engine id of the tree node at switch sw: an upper switch's aggregation
  * engine, or a leaf's leader. */
-static int engine_at(const mf_net_t *n, int sw)
+static int engine_at(const mf_ccm_t *n, int sw)
 {
     if (n->topo->sw_level[sw])
-        return n->nranks + sw;
+        return n->cfg->nranks + sw;
     int first, count;
     ranks_below(n->topo, sw, &first, &count);
     return first;
@@ -82,7 +82,7 @@ static void add_child(node_t *d, int id, int tag, int count)
 }
 
 /* The place of switch sw's tree node: parent, and the switches below. */
-static void switch_node(const mf_net_t *n, int sw, node_t *d)
+static void switch_node(const mf_ccm_t *n, int sw, node_t *d)
 {
     const mf_topo_t *t = n->topo;
     int port, psw = t->levels > 1 ? mf_fattree_agg_parent(t, sw, &port) : -1;
@@ -105,13 +105,13 @@ static void switch_node(const mf_net_t *n, int sw, node_t *d)
 /* This engine's tree node (a rank: leader or not; or an aggregation engine). */
 static void node_of(const bld_t *b, node_t *d)
 {
-    const mf_net_t *n = net_of(b);
+    const mf_ccm_t *n = ccm_of(b);
     const mf_topo_t *t = n->topo;
     int self = b->c->eng->grank;
-    *d = (node_t){.self = self, .has_host = self < n->nranks,
+    *d = (node_t){.self = self, .has_host = self < n->cfg->nranks,
                   .root = engine_at(n, t->levels > 1 ? mf_fattree_agg_root(t) : 0)};
     if (!d->has_host) {
-        switch_node(n, self - n->nranks, d);
+        switch_node(n, self - n->cfg->nranks, d);
         return;
     }
     int leaf = t->node_sw[self / t->ppn], leader = engine_at(n, leaf);
@@ -129,11 +129,11 @@ static void node_of(const bld_t *b, node_t *d)
  * does; its header travels with its first packets, a link away). */
 static void configure_parent(bld_t *b, const node_t *d)
 {
-    mf_net_t *n = b->c->eng->sw->net;
-    if (d->parent < n->nranks)
+    mf_ccm_t *n = b->c->eng->ccm;
+    if (d->parent < n->cfg->nranks)
         return;
-    uint64_t at = b->c->start + n->link_lat;
-    if (mf_ccm_post_agg(&n->eng[d->parent], b->c, at))
+    uint64_t at = b->c->start + n->cfg->link_lat;
+    if (mf_ccm_post_agg(&n->engines[d->parent], b->c, at))
         b->fail = 1;
 }
 
@@ -195,7 +195,7 @@ static void reduce(bld_t *b, const node_t *d)
 }
 
 /* Does rank r forward to others (a leader with company on its leaf)? */
-static int forwards(const mf_net_t *n, int r)
+static int forwards(const mf_ccm_t *n, int r)
 {
     int leaf = n->topo->node_sw[r / n->topo->ppn];
     return engine_at(n, leaf) == r && n->topo->sw_nodes[leaf] * n->topo->ppn > 1;
@@ -206,7 +206,7 @@ static int forwards(const mf_net_t *n, int r)
 static void bcast(bld_t *b, const node_t *d)
 {
     int root = b->c->req.hdr.root, in;
-    int skip = forwards(net_of(b), root) ? -1 : root;
+    int skip = forwards(ccm_of(b), root) ? -1 : root;
     if (d->self == root && d->self != d->root)
         ccm_to_net(b, ccm_copy_of(b, ccm_host_src(b, 0, b->n)), 0, b->n, (uint16_t)d->root,
                    TAG_ROOT);

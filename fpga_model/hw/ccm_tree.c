@@ -90,7 +90,7 @@ static void park_at_parent(bld_t *b, int vr, mf_sink_t *k)
 {
     if (!k)
         return;
-    uint64_t park = (uint64_t)b->c->eng->sw->net->p.park_mib << 20;
+    uint64_t park = (uint64_t)b->c->eng->ccm->cfg->p->park_mib << 20;
     int parent = vr - (1 << parent_level(b, vr));
     uint64_t parked = (uint64_t)(subtree(b, parent) - 1) * b->n; /* all its children send */
     k->extra_win = parked <= park ? k->len : (uint64_t)((double)k->len * park / parked);

@@ -8,24 +8,10 @@
  * the count (flow pos / len).
  */
 #include "hw/aglu.h"
-#include "hw/switch.h"
-
-int mf_cgr_acquire(mf_switch_t *s, uint64_t now)
-{
-    if (s->cgr_cycle != now + 1) { /* +1: cycle 0 is not "already counted" */
-        s->cgr_cycle = now + 1;
-        s->cgr_used = 0;
-    }
-    if (s->cgr_used >= s->net->p.sa_cgr) {
-        s->cgr_denied++;
-        return 0;
-    }
-    s->cgr_used++;
-    return 1;
-}
+#include "hw/cgr.h"
 
 /* Reduce n bytes of every input of f into out (n is whole elements). */
-size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+size_t mf_cgr_reduce(mf_stream_pool_t *p, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
                      int *zero)
 {
     /* zeros reduce to zeros: only the bytes are taken */
@@ -34,13 +20,13 @@ size_t mf_cgr_reduce(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, s
         *zero = !c->st[f->in[i]].stored;
     if (*zero) {
         for (int i = 0; i < f->nin; i++)
-            mf_stream_take(s, &c->st[f->in[i]], NULL, n);
+            mf_stream_take(p, &c->st[f->in[i]], NULL, n);
         return n;
     }
     uint8_t tmp[n];
-    mf_stream_take(s, &c->st[f->in[0]], out, n);
+    mf_stream_take(p, &c->st[f->in[0]], out, n);
     for (int i = 1; i < f->nin; i++) {
-        mf_stream_take(s, &c->st[f->in[i]], tmp, n);
+        mf_stream_take(p, &c->st[f->in[i]], tmp, n);
         mf_aglu_combine(c->req.hdr.op, c->req.hdr.dtype, out, tmp, n);
     }
     return n;

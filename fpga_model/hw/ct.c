@@ -6,42 +6,45 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hw/switch.h"
+#include "hw/ct.h"
 
-int mf_ct_config(mf_engine_t *e, int ctx, const mf_ct_entry_t *entry, char *err, size_t len)
+int mf_ct_config(mf_ct_t *t, int ctx, const mf_ct_entry_t *entry, int busy, char *err,
+                 size_t len)
 {
-    const mf_params_t *p = &e->sw->net->p;
-    if (ctx < 0 || ctx >= (int)p->ct_entries) {
-        snprintf(err, len, "CT row %d out of range (this switch has %u rows)", ctx,
-                 p->ct_entries);
+    if (ctx < 0 || ctx >= (int)t->entries) {
+        snprintf(err, len, "CT row %d out of range (this switch has %u rows)", ctx, t->entries);
         return -1;
     }
-    if (entry->size < 1 || entry->rank >= entry->size || entry->size > p->max_ranks) {
+    if (entry->size < 1 || entry->rank >= entry->size || entry->size > t->max_ranks) {
         snprintf(err, len, "CT entry invalid: size %u, rank %u (MAX_R %u)", entry->size,
-                 entry->rank, p->max_ranks);
+                 entry->rank, t->max_ranks);
         return -1;
     }
-    if (e->cur[ctx] || e->wait_head[ctx]) {
+    if (busy) {
         snprintf(err, len, "CT row %d is in use by a running collective", ctx);
         return -1;
     }
-    e->ct[ctx].valid = 1;
-    e->ct[ctx].e = *entry;
-    e->seq[ctx] = 0; /* a new communicator: its collectives count from 1 */
+    mf_ct_write(t, ctx, entry);
     return 0;
 }
 
-int mf_ct_free(mf_engine_t *e, int ctx)
+void mf_ct_write(mf_ct_t *t, int ctx, const mf_ct_entry_t *entry)
 {
-    if (ctx < 0 || ctx >= MF_MAX_CTX || !e->ct[ctx].valid)
+    t->row[ctx].valid = 1;
+    t->row[ctx].e = *entry;
+}
+
+int mf_ct_free(mf_ct_t *t, int ctx)
+{
+    if (ctx < 0 || ctx >= MF_MAX_CTX || !t->row[ctx].valid)
         return -1;
-    memset(&e->ct[ctx], 0, sizeof e->ct[ctx]);
+    memset(&t->row[ctx], 0, sizeof t->row[ctx]);
     return 0;
 }
 
-const mf_ct_entry_t *mf_ct_lookup(const mf_engine_t *e, int ctx)
+const mf_ct_entry_t *mf_ct_lookup(const mf_ct_t *t, int ctx)
 {
-    if (ctx < 0 || ctx >= MF_MAX_CTX || !e->ct[ctx].valid)
+    if (ctx < 0 || ctx >= MF_MAX_CTX || !t->row[ctx].valid)
         return NULL;
-    return &e->ct[ctx].e;
+    return &t->row[ctx].e;
 }

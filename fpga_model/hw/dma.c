@@ -9,19 +9,7 @@
  */
 #include <string.h>
 
-#include "hw/switch.h"
-
-/* Reads in flight per stream are capped so one stream cannot hog the DMA
- * and a multi-megabyte read is not materialised at once. */
-static uint64_t read_window(const mf_net_t *n)
-{
-    return (uint64_t)n->pcie * n->dma_bytes + 4ull * n->pkt_bytes;
-}
-
-static void budgets(mf_net_t *n, mf_dma_t *d, uint64_t now)
-{
-    mf_dma_budgets(n, d, now);
-}
+#include "hw/dma.h"
 
 static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
 {
@@ -31,7 +19,7 @@ static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
             memcpy(dst, (const uint8_t *)b->base + off, len);
             return;
         }
-        mf_ccm_fail(c, "send buffer too small: need %llu bytes, have %zu",
+        mf_status_fail(&c->status, "send buffer too small: need %llu bytes, have %zu",
                     (unsigned long long)(off + len), b->len);
         memset(dst, 0, len);
     } else if (b->read) {
@@ -41,23 +29,24 @@ static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
     }
 }
 
-static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
+/* Reads in flight per stream are capped (r->window) so one stream cannot
+ * hog the DMA and a multi-megabyte read is not materialised at once. */
+static int read_one(mf_dma_reader_t *r, mf_coll_t *c, mf_stream_t *st, uint64_t now)
 {
-    mf_net_t *n = s->net;
-    mf_dma_t *d = c->eng->dma;
+    mf_host_port_t *d = c->host;
     uint64_t buffered = st->issued - st->out;
-    if (st->issued == st->len || buffered >= read_window(n) || d->rd_left == 0)
+    if (st->issued == st->len || buffered >= r->window || d->rd_left == 0)
         return 0;
     uint64_t m = st->len - st->issued;
     if (m > d->rd_left)
         m = d->rd_left; /* at most one cycle's DMA bytes */
     uint64_t ready;
     if (!c->req.send.base && !c->req.send.read) { /* timing-only run: zeros */
-        ready = mf_stream_push(s, st, NULL, (size_t)m, now + n->pcie);
+        ready = mf_stream_push(r->streams, st, NULL, (size_t)m, now + d->pcie);
     } else {
         uint8_t data[m];
         host_read(c, st->host_off + st->issued, data, (size_t)m);
-        ready = mf_stream_push(s, st, data, (size_t)m, now + n->pcie);
+        ready = mf_stream_push(r->streams, st, data, (size_t)m, now + d->pcie);
     }
     st->issued += m;
     d->rd_left -= (uint32_t)m;
@@ -72,17 +61,16 @@ static int read_one(mf_switch_t *s, mf_coll_t *c, mf_stream_t *st, uint64_t now)
 
 /* Round robin over the HOST streams in index order.  c->rd_st lists the
  * ones not read completely (a finished one would read nothing). */
-static __attribute__((noinline)) void read_pass(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c,
-                                                uint64_t now)
+static __attribute__((noinline)) void read_pass(mf_dma_reader_t *r, mf_coll_t *c, uint64_t now)
 {
-    budgets(s->net, e->dma, now);
+    mf_host_budgets(c->host, now);
     int progress = 1;
-    while (progress && e->dma->rd_left) {
+    while (progress && c->host->rd_left) {
         progress = 0;
         int m = 0;
         for (int j = 0; j < c->nrd; j++) {
             mf_stream_t *st = &c->st[c->rd_st[j]];
-            progress |= read_one(s, c, st, now);
+            progress |= read_one(r, c, st, now);
             if (st->issued < st->len)
                 c->rd_st[m++] = c->rd_st[j];
         }
@@ -90,52 +78,25 @@ static __attribute__((noinline)) void read_pass(mf_switch_t *s, mf_engine_t *e, 
     }
 }
 
-void mf_dma_read_sources(mf_switch_t *s, mf_engine_t *e, mf_coll_t *c, uint64_t now)
+void mf_dma_read_sources(mf_dma_reader_t *r, mf_coll_t *c, uint64_t now)
 {
     /* Mostly every stream has a full window in flight: then nothing is read
      * and the budgets (reset lazily by whoever uses them) need no look. */
-    uint64_t win = read_window(s->net);
+    uint64_t win = r->window;
     for (int j = 0; j < c->nrd; j++)
         if (c->st[c->rd_st[j]].issued - c->st[c->rd_st[j]].out < win) {
-            read_pass(s, e, c, now);
+            read_pass(r, c, now);
             return;
         }
 }
 
-/* The bytes of mf_dma_write (switch.h), for a receive buffer or callback. */
-void mf_dma_write_data(mf_coll_t *c, uint64_t off, const uint8_t *src, size_t len)
+void mf_dma_receive(mf_dma_rx_t *rx, const mf_pkt_t *k, uint64_t now)
 {
-    const mf_buf_t *b = &c->req.recv;
-    if (len && b->base) {
-        if (off + len <= b->len && src)
-            memcpy((uint8_t *)b->base + off, src, len);
-        else if (off + len <= b->len)
-            memset((uint8_t *)b->base + off, 0, len);
-        else
-            mf_ccm_fail(c, "receive buffer too small: need %llu bytes, have %zu",
-                        (unsigned long long)(off + len), b->len);
-    } else if (len && b->write) {
-        if (src) {
-            b->write(b->ctx, off, src, len);
-        } else {
-            uint8_t zeros[len];
-            memset(zeros, 0, len);
-            b->write(b->ctx, off, zeros, len);
-        }
-    }
-}
-
-void mf_dma_eject_unicast(mf_switch_t *s, mf_engine_t *e, mf_pkt_t *k, uint64_t now)
-{
-    mf_net_t *n = s->net;
     uint64_t tail = mf_fx_ceil(k->tail_fx);
     uint64_t lat = (tail > now ? tail : now) - k->born;
-    e->rx_pkts++;
-    e->rx_phits += k->nphits;
-    e->rx_lat_sum += lat;
-    if (lat > e->rx_lat_max)
-        e->rx_lat_max = lat;
-    if (n->on_eject)
-        n->on_eject(n, e, k);
-    mf_pkt_free(&n->pool, k);
+    rx->pkts++;
+    rx->phits += k->nphits;
+    rx->lat_sum += lat;
+    if (lat > rx->lat_max)
+        rx->lat_max = lat;
 }

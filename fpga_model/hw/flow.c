@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/aglu.h"
-#include "hw/switch.h"
+#include "hw/ccm.h"
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -56,7 +55,7 @@ static int order_sinks(mf_coll_t *c)
 
 /* Per-collective bookkeeping, once the schedule is built, so that a cycle
  * need not look at every sink.  Returns -1 if out of memory. */
-int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
+int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c)
 {
     c->sk_by_off = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_by_off);
     c->sk_active = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_active);
@@ -76,7 +75,7 @@ int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
         mf_sink_t *k = &c->sk[i];
         mf_flow_t *f = &c->fl[k->flow];
         if (k->kind == MF_SINK_NET) {
-            k->l2_queue = mf_l2_queue(s, k->dest);
+            k->l2_queue = m->emit.queue_of(m->emit.l2, k->dest);
             f->net_sinks++;
         }
         f->empty_left += k->len == 0;
@@ -88,9 +87,9 @@ int mf_flow_prepare(mf_switch_t *s, mf_coll_t *c)
 /* f->next_off (offset of the next sink by offset) tells when there is
  * anything to activate, f->act_end (first end of an active sink) when there
  * is anything to retire. */
-static void activate_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f)
+static void activate_sinks(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
 {
-    uint64_t horizon = f->pos + s->net->datapath_bytes;
+    uint64_t horizon = f->pos + m->cfg->datapath_bytes;
     if (f->next_off >= horizon)
         return;
     int *act = &c->sk_active[f->sink0];
@@ -151,9 +150,9 @@ static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
 /* Bytes of the partner's stream for this sink that it has consumed (the
  * credits that have come back).  Collectives on one communicator run in the
  * same order everywhere, so the partner's instance is matched by sequence. */
-static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_switch_t *s, mf_coll_t *c, const mf_sink_t *k)
+static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_ccm_t *m, mf_coll_t *c, const mf_sink_t *k)
 {
-    const mf_engine_t *pe = &s->net->eng[k->dest];
+    const mf_engine_t *pe = &m->engines[k->dest];
     unsigned ctx = c->req.hdr.ctx;
     const mf_coll_t *pc = pe->cur[ctx];
     if (pe->seq[ctx] > c->seq || (pe->seq[ctx] == c->seq && !pc))
@@ -167,25 +166,25 @@ static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_switch
  * are flow-controlled end to end with a window of one input FIFO
  * (001 sec. 4.1: 48 KB), plus what the receiver parks in switch memory
  * (extra_win); credits are seen without delay (doc/model.md). */
-static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k,
+static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k,
                                                           uint64_t now)
 {
-    uint64_t win = s->net->p.input_fifo_bytes;
+    uint64_t win = m->cfg->window;
     switch (k->kind) {
     case MF_SINK_HOST:
-        return mf_dma_write_budget(s->net, c->eng->dma, now);
+        return mf_host_write_budget(c->host, now);
     case MF_SINK_NET: {
         /* the local L2 queue first: when it is full and no packet is open,
          * there is no room whatever the partner's credits (and they cost a
          * cache miss or two on another switch) */
-        int l2_full = !mf_l2_can_emit(s, k->l2_queue);
+        int l2_full = !mf_emit_can(&m->emit, k->l2_queue);
         if (l2_full && !k->pk)
             return 0;
-        uint64_t acked = partner_consumed(s, c, k), used = k->done > acked ? k->done - acked : 0;
+        uint64_t acked = partner_consumed(m, c, k), used = k->done > acked ? k->done - acked : 0;
         win += k->extra_win;
         if (used >= win)
             return 0;
-        return l2_full ? s->net->pkt_bytes - k->pk->len : win - used;
+        return l2_full ? m->cfg->pkt_bytes - k->pk->len : win - used;
     }
     default: {
         const mf_stream_t *st = &c->st[k->stream];
@@ -198,7 +197,7 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_switch_t *s, 
 
 /* Limit n so no sink receives more than it has room for.  If that leaves
  * nothing, *blk is the sink that had no room at the flow's position. */
-static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n,
+static uint64_t limit_by_sinks(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n,
                                uint64_t now, int *blk)
 {
     const int *act = &c->sk_active[f->sink0];
@@ -209,7 +208,7 @@ static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
         uint64_t hi = min_u64(k->off + k->len, pos + n);
         if (lo >= hi)
             continue;
-        uint64_t room = sink_room(s, c, k, now);
+        uint64_t room = sink_room(m, c, k, now);
         if (hi - lo > room) {
             n = lo - pos + room;
             *blk = act[i];
@@ -218,25 +217,23 @@ static uint64_t limit_by_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
     return n;
 }
 
-static mf_pkt_t *new_packet(mf_switch_t *s)
+static mf_pkt_t *new_packet(mf_ccm_t *m)
 {
-    mf_pkt_t *k = mf_pkt_alloc(&s->net->pool);
-    if (!k) {
-        s->net->failed = 1;
-        strcpy(s->net->err, "out of memory allocating a packet");
-    }
+    mf_pkt_t *k = mf_pkt_alloc(m->pkts);
+    if (!k)
+        mf_fault(&m->fault, "out of memory allocating a packet");
     return k;
 }
 
-static uint32_t flow_latency(const mf_params_t *p, const mf_flow_t *f)
+static uint32_t flow_latency(const mf_ccm_t *m, const mf_flow_t *f)
 {
-    return f->kind == MF_FLOW_REDUCE ? p->aglu_latency_cycles : p->collector_cycles;
+    return f->kind == MF_FLOW_REDUCE ? m->cfg->reduce_cycles : m->cfg->copy_cycles;
 }
 
-static void emit(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, mf_pkt_t *pk, int last,
+static void emit(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, mf_pkt_t *pk, int last,
                  uint64_t ready)
 {
-    unsigned pb = s->net->phit_bytes;
+    unsigned pb = m->cfg->phit_bytes;
     pk->h = (mf_net_hdr_t){.dest = k->dest, .ctx = c->req.hdr.ctx, .opcode = c->req.hdr.opcode,
                            .op = c->req.hdr.op, .dtype = c->req.hdr.dtype, .tag = k->tag,
                            .last = (uint8_t)last};
@@ -247,15 +244,15 @@ static void emit(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, mf_pkt_t *pk, int l
     pk->src = (uint16_t)c->eng->grank;
     pk->ready = ready;
     pk->born = ready;
-    mf_l2_emit(s, pk, ready);
+    m->emit.emit(m->emit.l2, pk, ready);
 }
 
 /* Send what the NET sink has buffered: psize encodes power-of-two phit
  * counts, so a buffer of, say, 3 phits goes out as 2 + 1. */
-static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready)
+static void net_flush(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, uint64_t ready)
 {
     mf_pkt_t *pk = k->pk;
-    unsigned pb = s->net->phit_bytes;
+    unsigned pb = m->cfg->phit_bytes;
     if (!pk)
         return;
     k->pk = NULL;
@@ -265,7 +262,7 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
             p2 *= 2;
         if (p2 == phits || phits == 0)
             break;
-        mf_pkt_t *head = new_packet(s);
+        mf_pkt_t *head = new_packet(m);
         if (!head)
             return;
         head->len = p2 * pb;
@@ -275,15 +272,15 @@ static void net_flush(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, uint64_t ready
             memmove(pk->data, pk->data + head->len, pk->len - head->len);
         }
         pk->len -= head->len;
-        emit(s, c, k, head, 0, ready);
+        emit(m, c, k, head, 0, ready);
     }
-    emit(s, c, k, pk, k->done == k->len, ready);
+    emit(m, c, k, pk, k->done == k->len, ready);
 }
 
 /* A packet that is not full is sent when its source runs dry (streaming,
  * 001 sec. 2.5): waiting to fill it could wait on data that only comes
  * after it has been delivered (a ring). */
-static int flush_starved(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t moved,
+static int flush_starved(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t moved,
                          uint64_t input_left, uint64_t ready)
 {
     int pending = 0;
@@ -298,69 +295,69 @@ static int flush_starved(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t mo
     }
     for (; k < end; k++)
         if (k->kind == MF_SINK_NET && k->pk && k->pk->len)
-            net_flush(s, c, k, ready);
+            net_flush(m, c, k, ready);
     return pending;
 }
 
 /* Bytes the NET sink's current packet is filled to: a full network packet,
  * or for the stream's tail the largest power-of-two number of phits that the
  * rest fills (psize encodes 2^(k-1) phits), the last one possibly partial. */
-static size_t packet_target(const mf_net_t *n, const mf_sink_t *k, size_t have)
+static size_t packet_target(const mf_ccm_t *m, const mf_sink_t *k, size_t have)
 {
-    uint64_t rest = k->len - k->done + have, phits = (rest + n->phit_bytes - 1) / n->phit_bytes;
-    if (rest >= n->pkt_bytes)
-        return n->pkt_bytes;
+    uint64_t rest = k->len - k->done + have, phits = (rest + m->cfg->phit_bytes - 1) / m->cfg->phit_bytes;
+    if (rest >= m->cfg->pkt_bytes)
+        return m->cfg->pkt_bytes;
     uint64_t p2 = 1;
     while (p2 * 2 <= phits)
         p2 *= 2;
-    return p2 * n->phit_bytes < rest ? p2 * n->phit_bytes : rest;
+    return p2 * m->cfg->phit_bytes < rest ? p2 * m->cfg->phit_bytes : rest;
 }
 
 /* src == NULL appends zeros: a packet of zeros only counts them (pk->zero). */
-static void sink_net(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_t *src,
+static void sink_net(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, const uint8_t *src,
                      size_t n, uint64_t ready)
 {
     while (n) {
         if (!k->pk) {
-            if (!(k->pk = new_packet(s)))
+            if (!(k->pk = new_packet(m)))
                 return;
             k->pk->zero = 1;
         }
         mf_pkt_t *pk = k->pk;
-        size_t target = packet_target(s->net, k, pk->len);
-        size_t m = target - pk->len;
-        if (m > n)
-            m = n;
+        size_t target = packet_target(m, k, pk->len);
+        size_t take = target - pk->len;
+        if (take > n)
+            take = n;
         if (src && pk->zero) {
             memset(pk->data, 0, pk->len);
             pk->zero = 0;
         }
         if (src)
-            memcpy(pk->data + pk->len, src, m);
+            memcpy(pk->data + pk->len, src, take);
         else if (!pk->zero)
-            memset(pk->data + pk->len, 0, m);
-        pk->len += (uint32_t)m;
-        k->done += m;
+            memset(pk->data + pk->len, 0, take);
+        pk->len += (uint32_t)take;
+        k->done += take;
         if (src)
-            src += m;
-        n -= m;
+            src += take;
+        n -= take;
         if (k->pk->len == target || k->done == k->len)
-            net_flush(s, c, k, ready);
+            net_flush(m, c, k, ready);
     }
 }
 
-static void sink_stream(mf_switch_t *s, mf_coll_t *c, mf_sink_t *k, const uint8_t *src,
+static void sink_stream(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, const uint8_t *src,
                         size_t n, uint64_t ready)
 {
     mf_stream_t *st = &c->st[k->stream];
-    mf_stream_push(s, st, src, n, ready);
+    mf_stream_push(m->streams, st, src, n, ready);
     k->done += n;
     if (k->done == k->len)
         mf_stream_close(st, ready);
 }
 
 /* Deliver output bytes [pos, pos+n) to every sink whose range covers them. */
-static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf, uint64_t n,
+static void deliver(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf, uint64_t n,
                     uint64_t now, uint64_t ready)
 {
     const int *act = &c->sk_active[f->sink0];
@@ -372,36 +369,36 @@ static void deliver(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, const uint8_t *b
         if (lo >= hi)
             continue;
         const uint8_t *src = buf ? buf + (lo - pos) : NULL;
-        size_t m = hi - lo;
+        size_t len = hi - lo;
         if (k->kind == MF_SINK_HOST) {
-            mf_dma_write(s->net, c->eng->dma, c, k->host_off + (lo - k->off), src, m, now, ready);
-            k->done += m;
+            mf_host_write(c->host, c, k->host_off + (lo - k->off), src, len, now, ready);
+            k->done += len;
             c->host_sinks_left -= k->done == k->len;
         } else if (k->kind == MF_SINK_NET) {
-            sink_net(s, c, k, src, m, ready);
+            sink_net(m, c, k, src, len, ready);
         } else {
-            sink_stream(s, c, k, src, m, ready);
+            sink_stream(m, c, k, src, len, ready);
         }
     }
 }
 
 /* Produce n output bytes and hand them to the sinks. */
-static void move(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t now,
+static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t now,
                  uint64_t ready)
 {
     uint8_t buf[n];
     int zero;
-    s->net->progress_at = s->net->sim.active_cycles; /* the watchdog's clock (network.c) */
+    mf_progress(&m->progress); /* the watchdog's clock (network.c) */
     if (f->kind == MF_FLOW_REDUCE) {
-        mf_cgr_reduce(s, c, f, buf, n, &zero);
-    } else if (f->kind == MF_FLOW_COPY) { /* one input: what mf_l2_serialise does */
+        m->reduce(m->streams, c, f, buf, n, &zero);
+    } else if (f->kind == MF_FLOW_COPY) { /* one input: what the L2 serialisation does */
         mf_stream_t *st = &c->st[f->in[0]];
         zero = !st->stored;
-        mf_stream_take(s, st, zero ? NULL : buf, n < st->len - st->out ? n : st->len - st->out);
+        mf_stream_take(m->streams, st, zero ? NULL : buf, n < st->len - st->out ? n : st->len - st->out);
     } else {
-        mf_l2_serialise(s, c, f, buf, n, &zero);
+        m->serialise(m->streams, c, f, buf, n, &zero);
     }
-    deliver(s, c, f, zero ? NULL : buf, n, now, ready);
+    deliver(m, c, f, zero ? NULL : buf, n, now, ready);
     f->pos += n;
     retire_sinks(c, f);
 }
@@ -439,7 +436,7 @@ static int empty_sink_due(mf_coll_t *c, mf_flow_t *f, const mf_sink_t *k)
 
 /* Zero-length sink ranges still signal: an empty last packet, a closed
  * stream, a completion for the host. */
-static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now,
+static void finish_empty_sinks(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now,
                                uint64_t ready)
 {
     for (int i = 0; i < f->nsink && f->empty_left; i++) {
@@ -447,13 +444,13 @@ static void finish_empty_sinks(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint6
         if (k->len != 0 || k->done || !empty_sink_due(c, f, k))
             continue;
         if (k->kind == MF_SINK_NET) {
-            if ((k->pk = new_packet(s)) != NULL)
-                net_flush(s, c, k, ready);
+            if ((k->pk = new_packet(m)) != NULL)
+                net_flush(m, c, k, ready);
         } else if (k->kind == MF_SINK_STREAM) {
             mf_stream_close(&c->st[k->stream], ready);
-            mf_switch_wake(s, ready);
+            mf_wake(&m->wake, ready);
         } else {
-            mf_dma_write(s->net, c->eng->dma, c, k->host_off, NULL, 0, now, ready);
+            mf_host_write(c->host, c, k->host_off, NULL, 0, now, ready);
             c->host_sinks_left--;
         }
         k->done = 1; /* handled (len 0) */
@@ -482,11 +479,11 @@ static uint64_t next_arrival(mf_coll_t *c, mf_flow_t *f)
     return t;
 }
 
-static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now);
+static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 
 /* Step f if anything can have changed for it; otherwise it sleeps until an
  * input gets data or closes (mf_stream_push / mf_stream_close). */
-int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     if (f->done || f->next_check > now)
         return 0;
@@ -499,40 +496,40 @@ int mf_flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
      * switch every cycle, and a seventh that could move starved -- a scan of
      * 1 MiB on a 128-node fat tree stopped for good.) */
     if (f->blk >= 0) {
-        if (sink_room(s, c, &c->sk[f->blk], now) == 0) {
+        if (sink_room(m, c, &c->sk[f->blk], now) == 0) {
             f->next_check = now + 1;
             return 1;
         }
         f->blk = -1;
     }
-    int busy = flow_step(s, c, f, now);
+    int busy = flow_step(m, c, f, now);
     f->next_check = busy ? now + 1 : next_arrival(c, f);
     return busy;
 }
 
-static int flow_step(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     if (f->done)
         return 0;
     uint64_t in_now = input_avail(c, f, now);
-    uint64_t ready = now + flow_latency(&s->net->p, f);
-    uint64_t avail = min_u64(in_now, s->net->datapath_bytes);
+    uint64_t ready = now + flow_latency(m, f);
+    uint64_t avail = min_u64(in_now, m->cfg->datapath_bytes);
     avail = min_u64(avail, f->len - f->pos);
-    activate_sinks(s, c, f);
+    activate_sinks(m, c, f);
     int blk = -1;
-    uint64_t n = limit_by_sinks(s, c, f, avail, now, &blk);
+    uint64_t n = limit_by_sinks(m, c, f, avail, now, &blk);
     if (f->kind == MF_FLOW_REDUCE && n < avail) { /* a sink's room cut it: whole elements */
         size_t es = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype);
         n -= n % es;
     }
-    if (f->kind == MF_FLOW_REDUCE && n && !mf_cgr_acquire(s, now))
+    if (f->kind == MF_FLOW_REDUCE && n && !mf_grant_take(m->grant, now))
         return 1; /* every CGR unit is busy this cycle: try the next */
     f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
     if (n)
-        move(s, c, f, n, now, ready);
+        move(m, c, f, n, now, ready);
     if (f->empty_left)
-        finish_empty_sinks(s, c, f, now, ready);
-    int pending = flush_starved(s, c, f, n, in_now - n, ready);
+        finish_empty_sinks(m, c, f, now, ready);
+    int pending = flush_starved(m, c, f, n, in_now - n, ready);
     if (f->pos == f->len && inputs_closed(c, f)) {
         f->done = 1;
         c->flows_left--;

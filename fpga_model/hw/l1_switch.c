@@ -5,20 +5,20 @@
  * input side: packets arriving from a link enter their VC FIFO and get
  * their route computed.
  */
-#include "hw/switch.h"
+#include "hw/l1_switch.h"
 
-void mf_l1_traverse(mf_switch_t *s, int port, mf_pkt_t *k, uint64_t now)
+void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
 {
-    mf_outport_t *o = &s->out[port];
+    mf_outport_t *o = &l->out[port];
     k->in_vc = k->out_vc;
-    uint64_t head = mf_link_send(&o->link, k, now + s->net->stage, s->net->phit_bytes);
+    uint64_t head = mf_link_send(&o->link, k, now + l->stage, l->phit_bytes);
     mf_inport_t *in = &o->peer->in[o->peer_port];
     if (head < in->next_head)
         in->next_head = head;
     if (head < o->peer->next_rx)
         o->peer->next_rx = head;
     o->pkts++;
-    mf_switch_wake(o->peer, head);
+    mf_wake(&o->peer->wake, head);
 }
 
 static int is_collective(const mf_pkt_t *k)
@@ -28,94 +28,105 @@ static int is_collective(const mf_pkt_t *k)
 
 /* The eject lane k takes: with eject_per_port, a collective packet from
  * input port p has lane p + 1 of its slot; everything else lane 0. */
-static uint64_t *eject_lane(mf_switch_t *s, const mf_pkt_t *k)
+static uint64_t *eject_lane(mf_l1_t *l, const mf_pkt_t *k)
 {
-    int slot = s->net->eng[k->h.dest].slot, lanes = s->nports + 1;
-    int lane = s->net->p.eject_per_port && is_collective(k) && k->in_port >= 0 ? k->in_port + 1
-                                                                              : 0;
-    return &s->eject_free_fx[slot * lanes + lane];
+    int slot = l->eject[k->h.dest].slot, lanes = l->nports + 1;
+    int lane = l->eject_per_port && is_collective(k) && k->in_port >= 0 ? k->in_port + 1 : 0;
+    return &l->eject_free_fx[slot * lanes + lane];
 }
 
-void mf_l1_eject(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
+void mf_l1_eject(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
 {
-    mf_net_t *n = s->net;
-    mf_engine_t *e = &n->eng[k->h.dest];
-    uint64_t *free_fx = eject_lane(s, k);
+    const mf_eject_port_t *e = &l->eject[k->h.dest];
+    uint64_t *free_fx = eject_lane(l, k);
     uint64_t start = *free_fx > mf_fx(now) ? *free_fx : mf_fx(now);
     *free_fx = start + (uint64_t)(k->nphits ? k->nphits : 1) * MF_FX_ONE /
-                           n->p.datapath_phits_per_cycle;
+                           l->phits_per_cycle;
     if (k->tail_fx < *free_fx)
         k->tail_fx = *free_fx;
     if (is_collective(k))
-        mf_collector_accept(s, e, k, now);
+        mf_pkt_put(&e->collective, k, now);
     else
-        mf_dma_eject_unicast(s, e, k, now);
+        mf_pkt_put(&e->unicast, k, now);
 }
 
 /* Can the eject port of k's destination take a packet this cycle? */
-static int eject_free(mf_switch_t *s, const mf_pkt_t *k, uint64_t now)
+static int eject_free(mf_l1_t *l, const mf_pkt_t *k, uint64_t now)
 {
-    return *eject_lane(s, k) <= mf_fx(now);
+    return *eject_lane(l, k) <= mf_fx(now);
 }
 
 /* Pop the head of input VC in_vc (port * vcs + vc). */
-mf_pkt_t *mf_l1_pop(mf_switch_t *s, unsigned in_vc, uint64_t now)
+mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now)
 {
-    mf_fifo_t *f = mf_l1_fifo(s, in_vc);
+    mf_fifo_t *f = mf_l1_fifo(l, in_vc);
     mf_pkt_t *k = mf_fifo_pop(f, now);
     if (!f->q.n)
-        s->vc_held[in_vc / 64] &= ~(1ull << (in_vc % 64));
+        l->vc_held[in_vc / 64] &= ~(1ull << (in_vc % 64));
     return k;
 }
 
 /* Eject VC heads and injected packets addressed to local engines. */
-void mf_l1_eject_ready(mf_switch_t *s, uint64_t now)
+void mf_l1_eject_ready(mf_l1_t *l, uint64_t now)
 {
-    for (unsigned w = 0; w < MF_VC_WORDS && s->eject_waiting; w++) {
-        for (uint64_t m = s->vc_held[w]; m && s->eject_waiting; m &= m - 1) {
+    for (unsigned w = 0; w < MF_VC_WORDS && l->eject_waiting; w++) {
+        for (uint64_t m = l->vc_held[w]; m && l->eject_waiting; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
-            mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(s, i));
-            if (k->out_port < 0 && k->ready <= now && eject_free(s, k, now)) {
-                s->eject_waiting--;
-                mf_l1_eject(s, mf_l1_pop(s, i, now), now);
+            mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(l, i));
+            if (k->out_port < 0 && k->ready <= now && eject_free(l, k, now)) {
+                l->eject_waiting--;
+                mf_l1_eject(l, mf_l1_pop(l, i, now), now);
             }
         }
     }
-    for (int i = 0; i < s->nengines; i++) {
-        mf_pkt_t *k = s->eng[i]->tx.head;
-        if (k && k->out_port < 0 && k->ready <= now && eject_free(s, k, now))
-            mf_l1_eject(s, mf_pq_pop(&s->eng[i]->tx), now);
+    for (int i = 0; i < l->nengines; i++) {
+        mf_pkt_t *k = l->tx[i]->head;
+        if (k && k->out_port < 0 && k->ready <= now && eject_free(l, k, now))
+            mf_l1_eject(l, mf_pq_pop(l->tx[i]), now);
     }
 }
 
 /* Packets that have arrived on port p enter their VC FIFOs. */
-static void receive_port(mf_switch_t *s, int p, uint64_t now)
+static void receive_port(mf_l1_t *l, int p, uint64_t now)
 {
-    mf_inport_t *in = &s->in[p];
+    mf_inport_t *in = &l->in[p];
     mf_pkt_t *k;
     while ((k = mf_link_recv(in->link, now)) != NULL) {
-        unsigned i = (unsigned)p * s->net->p.vcs + k->in_vc;
+        unsigned i = (unsigned)p * l->vcs + k->in_vc;
         mf_fifo_push(&in->vc[k->in_vc], k, now);
-        s->vc_held[i / 64] |= 1ull << (i % 64);
+        l->vc_held[i / 64] |= 1ull << (i % 64);
         k->in_port = (int8_t)p;
-        mf_route_compute(s, k);
-        s->eject_waiting += k->out_port < 0;
-        k->ready = now + 2 * s->net->stage; /* RC, VA; SA happens at ready */
-        mf_switch_wake(s, k->ready);
+        mf_route_compute(l, k);
+        l->eject_waiting += k->out_port < 0;
+        k->ready = now + 2 * l->stage; /* RC, VA; SA happens at ready */
+        mf_wake(&l->wake, k->ready);
     }
     in->next_head = in->link->q.head ? in->link->q.head->ready : MF_NEVER;
 }
 
-void mf_l1_receive(mf_switch_t *s, uint64_t now)
+void mf_l1_receive(mf_l1_t *l, uint64_t now)
 {
-    if (s->next_rx > now)
+    if (l->next_rx > now)
         return; /* nothing arrives on any port yet */
     uint64_t next = MF_NEVER;
-    for (int p = 0; p < s->nports; p++) {
-        if (s->in[p].next_head <= now)
-            receive_port(s, p, now);
-        if (s->in[p].next_head < next)
-            next = s->in[p].next_head;
+    for (int p = 0; p < l->nports; p++) {
+        if (l->in[p].next_head <= now)
+            receive_port(l, p, now);
+        if (l->in[p].next_head < next)
+            next = l->in[p].next_head;
     }
-    s->next_rx = next;
+    l->next_rx = next;
+}
+
+int mf_l1_has_queued(const mf_l1_t *l)
+{
+    for (unsigned w = 0; w < MF_VC_WORDS; w++)
+        if (l->vc_held[w])
+            return 1;
+    if (l->l2_held)
+        return 1;
+    for (int i = 0; i < l->nengines; i++)
+        if (l->tx[i]->n)
+            return 1;
+    return 0;
 }

@@ -8,9 +8,9 @@
  */
 #include <string.h>
 
-#include "hw/switch.h"
+#include "hw/l2_switch.h"
 
-size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
+size_t mf_l2_serialise(mf_stream_pool_t *p, mf_coll_t *c, mf_flow_t *f, uint8_t *out, size_t n,
                        int *zero)
 {
     size_t got = 0;
@@ -23,7 +23,7 @@ size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out,
             memset(out, 0, got);
             *zero = 0;
         }
-        got += mf_stream_take(s, st, *zero ? NULL : out + got, m);
+        got += mf_stream_take(p, st, *zero ? NULL : out + got, m);
         if (st->out == st->len && f->kind == MF_FLOW_CONCAT)
             f->cur++;
         if (f->kind != MF_FLOW_CONCAT)
@@ -33,41 +33,31 @@ size_t mf_l2_serialise(mf_switch_t *s, mf_coll_t *c, mf_flow_t *f, uint8_t *out,
 }
 
 /* The output queue for packets to `dest`: the output port its route takes
- * (MF_PORT_NONE if none), or MF_L2_LOOPBACK.  Routes are fixed, so a
+ * (MF_PORT_NONE if none), or MF_EMIT_LOOPBACK.  Routes are fixed, so a
  * collective looks this up once per NET sink. */
-int mf_l2_queue(mf_switch_t *s, uint16_t dest)
+int mf_l2_queue(mf_l2_t *l2, uint16_t dest)
 {
-    int dsw = mf_rank_switch(s->net, dest);
-    if (dsw == s->id)
-        return MF_L2_LOOPBACK;
+    if (mf_topo_engine_switch(l2->topo, l2->nranks, dest) == l2->id)
+        return MF_EMIT_LOOPBACK;
     /* the route mf_l2_emit's packets take (on a fat tree the uplink
      * depends on the destination node, not only on its leaf) */
     mf_pkt_t k = {.in_port = MF_PORT_NONE};
     k.h.dest = dest;
-    mf_route_compute(s, &k);
+    mf_route(&l2->route, &k);
     return k.out_port >= 0 ? k.out_port : MF_PORT_NONE;
 }
 
-int mf_l2_can_emit(mf_switch_t *s, int queue)
+void mf_l2_emit(mf_l2_t *l2, mf_pkt_t *k, uint64_t now)
 {
-    if (queue == MF_L2_LOOPBACK)
-        return 1;
-    return queue >= 0 && s->coll_out[queue].n < MF_COLL_OUT_DEPTH;
-}
-
-void mf_l2_emit(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
-{
-    mf_net_t *n = s->net;
-    int dsw = mf_rank_switch(n, k->h.dest);
-    k->tail_fx = mf_fx(now) + (uint64_t)k->nphits * MF_FX_ONE / n->p.datapath_phits_per_cycle;
-    if (dsw == s->id) { /* local loopback through the L1 switch */
-        mf_collector_accept(s, &n->eng[k->h.dest], k, now);
+    k->tail_fx = mf_fx(now) + (uint64_t)k->nphits * MF_FX_ONE / l2->phits_per_cycle;
+    if (mf_topo_engine_switch(l2->topo, l2->nranks, k->h.dest) == l2->id) {
+        mf_pkt_put(&l2->collector[k->h.dest], k, now); /* local loopback */
         return;
     }
     k->in_port = MF_PORT_NONE;
-    mf_route_compute(s, k);
-    k->ready = now + n->stage; /* L2 traversal */
-    mf_pq_push(&s->coll_out[k->out_port], k);
-    s->coll_out_held |= 1u << k->out_port;
-    mf_switch_wake(s, k->ready);
+    mf_route(&l2->route, k);
+    k->ready = now + l2->stage; /* L2 traversal */
+    mf_pq_push(&l2->out[k->out_port], k);
+    *l2->out_held |= 1u << k->out_port;
+    mf_wake(&l2->wake, k->ready);
 }

@@ -5,22 +5,21 @@
  * router).  The input port tells the dateline logic whether the packet is
  * already travelling in a dimension.  Topology rules live in net/ (DOR + datelines, up/down (up-then-down)).
  */
-#include "hw/switch.h"
-#include "net/topo.h"
+#include "hw/l1_switch.h"
 
-void mf_route_compute(mf_switch_t *s, mf_pkt_t *k)
+void mf_route_compute(mf_l1_t *l, mf_pkt_t *k)
 {
-    int dsw = mf_rank_switch(s->net, k->h.dest);
-    if (dsw == s->id) {
+    int dsw = mf_topo_engine_switch(l->topo, l->nranks, k->h.dest);
+    if (dsw == l->id) {
         k->out_port = -1; /* eject to a local engine */
         return;
     }
-    if (k->h.dest >= s->net->nranks) { /* to an aggregation engine, along the tree */
-        k->out_port = (int16_t)mf_fattree_route_agg(s->net->topo, s->id, dsw);
+    if (k->h.dest >= l->nranks) { /* to an aggregation engine, along the tree */
+        k->out_port = (int16_t)mf_fattree_route_agg(l->topo, l->id, dsw);
         return;
     }
     int vc = k->h.vc;
-    k->out_port = (int16_t)mf_topo_route_node(s->net->topo, s->id, k->h.dest / s->net->topo->ppn,
+    k->out_port = (int16_t)mf_topo_route_node(l->topo, l->id, k->h.dest / l->topo->ppn,
                                               k->in_port, &vc);
     k->h.vc = (uint8_t)vc;
 }

@@ -7,13 +7,13 @@
  *
  * Requesters are numbered: input port p, VC v -> p * nvc + v; then the L2
  * queue; then the converters.  One pass over the input VCs that hold packets
- * (s->vc_held) collects each output's requests as a bit set, so arbitration
+ * (l->vc_held) collects each output's requests as a bit set, so arbitration
  * costs one scan of the heads per cycle.  A port counts as free if its
  * serialiser frees up by the cycle after a packet granted now has traversed
  * the switch: the output FIFO behind the L1 switch (001 sec. 4.3) holds it
  * meanwhile, so the link runs back to back.
  */
-#include "hw/switch.h"
+#include "hw/l1_switch.h"
 
 #define MAX_CAND 256 /* MF_MAX_NET_PORTS * MF_MAX_VCS; converters beyond are rare */
 #define WORDS (MAX_CAND / 64)
@@ -22,32 +22,32 @@ typedef struct {
     uint64_t bits[MF_MAX_NET_PORTS][WORDS];
 } requests_t;
 
-static mf_pkt_t *candidate(mf_switch_t *s, int port, unsigned i, unsigned nvc)
+static mf_pkt_t *candidate(mf_l1_t *l, int port, unsigned i, unsigned nvc)
 {
-    unsigned nin = (unsigned)s->nports * nvc;
+    unsigned nin = (unsigned)l->nports * nvc;
     if (i < nin)
-        return mf_fifo_head(mf_l1_fifo(s, i));
+        return mf_fifo_head(mf_l1_fifo(l, i));
     if (i == nin)
-        return s->coll_out[port].head;
-    return s->eng[i - nin - 1]->tx.head;
+        return l->l2_out[port].head;
+    return l->tx[i - nin - 1]->head;
 }
 
-static mf_pkt_t *pop_coll_out(mf_switch_t *s, int port)
+static mf_pkt_t *pop_l2_out(mf_l1_t *l, int port)
 {
-    mf_pkt_t *k = mf_pq_pop(&s->coll_out[port]);
-    if (!s->coll_out[port].n)
-        s->coll_out_held &= ~(1u << port);
+    mf_pkt_t *k = mf_pq_pop(&l->l2_out[port]);
+    if (!l->l2_out[port].n)
+        l->l2_held &= ~(1u << port);
     return k;
 }
 
-static mf_pkt_t *take(mf_switch_t *s, int port, unsigned i, unsigned nvc, uint64_t now)
+static mf_pkt_t *take(mf_l1_t *l, int port, unsigned i, unsigned nvc, uint64_t now)
 {
-    unsigned nin = (unsigned)s->nports * nvc;
+    unsigned nin = (unsigned)l->nports * nvc;
     if (i < nin)
-        return mf_l1_pop(s, i, now);
+        return mf_l1_pop(l, i, now);
     if (i == nin)
-        return pop_coll_out(s, port);
-    return mf_pq_pop(&s->eng[i - nin - 1]->tx);
+        return pop_l2_out(l, port);
+    return mf_pq_pop(l->tx[i - nin - 1]);
 }
 
 static int wants(const mf_pkt_t *k, int port, uint64_t now)
@@ -56,22 +56,22 @@ static int wants(const mf_pkt_t *k, int port, uint64_t now)
 }
 
 /* Try requester i for `port`; 1 if granted. */
-static int grant(mf_switch_t *s, int port, unsigned i, unsigned nvc, unsigned ncand, uint64_t now)
+static int grant(mf_l1_t *l, int port, unsigned i, unsigned nvc, unsigned ncand, uint64_t now)
 {
-    mf_pkt_t *k = candidate(s, port, i, nvc);
-    if (!wants(k, port, now) || mf_vc_alloc(s, k, now) < 0)
+    mf_pkt_t *k = candidate(l, port, i, nvc);
+    if (!wants(k, port, now) || mf_vc_alloc(l, k, now) < 0)
         return 0;
-    take(s, port, i, nvc, now);
-    s->out[port].rr = (i + 1) % ncand;
-    mf_l1_traverse(s, port, k, now);
+    take(l, port, i, nvc, now);
+    l->out[port].rr = (i + 1) % ncand;
+    mf_l1_traverse(l, port, k, now);
     return 1;
 }
 
 /* Round robin over a bit set: first requester at or after rr, wrapping. */
-static void arbitrate(mf_switch_t *s, int port, const uint64_t *bits, unsigned nvc,
+static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
                       unsigned ncand, uint64_t now)
 {
-    unsigned rr = s->out[port].rr, words = (ncand + 63) / 64;
+    unsigned rr = l->out[port].rr, words = (ncand + 63) / 64;
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : rr, hi = pass ? rr : ncand;
         for (unsigned w = lo / 64; w < words && w * 64 < hi; w++) {
@@ -82,7 +82,7 @@ static void arbitrate(mf_switch_t *s, int port, const uint64_t *bits, unsigned n
                 unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
                 if (i >= hi)
                     break;
-                if (grant(s, port, i, nvc, ncand, now))
+                if (grant(l, port, i, nvc, ncand, now))
                     return;
                 m &= m - 1;
             }
@@ -91,10 +91,10 @@ static void arbitrate(mf_switch_t *s, int port, const uint64_t *bits, unsigned n
 }
 
 /* Fallback for switches with more requesters than the bit set holds. */
-static void arbitrate_scan(mf_switch_t *s, int port, unsigned nvc, unsigned ncand, uint64_t now)
+static void arbitrate_scan(mf_l1_t *l, int port, unsigned nvc, unsigned ncand, uint64_t now)
 {
     for (unsigned j = 0; j < ncand; j++)
-        if (grant(s, port, (s->out[port].rr + j) % ncand, nvc, ncand, now))
+        if (grant(l, port, (l->out[port].rr + j) % ncand, nvc, ncand, now))
             return;
 }
 
@@ -108,40 +108,40 @@ static void request(requests_t *r, uint32_t *ports, int port, unsigned i)
     r->bits[port][i / 64] |= 1ull << (i % 64);
 }
 
-void mf_sw_alloc(mf_switch_t *s, uint64_t now)
+void mf_sw_alloc(mf_l1_t *l, uint64_t now)
 {
-    unsigned nvc = s->net->p.vcs;
-    unsigned nin = (unsigned)s->nports * nvc, ncand = nin + 1 + (unsigned)s->nengines;
+    unsigned nvc = l->vcs;
+    unsigned nin = (unsigned)l->nports * nvc, ncand = nin + 1 + (unsigned)l->nengines;
     if (ncand > MAX_CAND) {
-        for (int p = 0; p < s->nports; p++)
-            if (s->out[p].connected && mf_link_free(&s->out[p].link, now + s->net->stage + 1))
-                arbitrate_scan(s, p, nvc, ncand, now);
+        for (int p = 0; p < l->nports; p++)
+            if (l->out[p].connected && mf_link_free(&l->out[p].link, now + l->stage + 1))
+                arbitrate_scan(l, p, nvc, ncand, now);
         return;
     }
     requests_t r;
     uint32_t ports = 0; /* outputs with at least one request */
     for (unsigned w = 0; w < (nin + 63) / 64; w++) { /* input VCs holding packets */
-        for (uint64_t m = s->vc_held[w]; m; m &= m - 1) {
+        for (uint64_t m = l->vc_held[w]; m; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
-            mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(s, i));
+            mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(l, i));
             if (k->out_port >= 0 && k->ready <= now)
                 request(&r, &ports, k->out_port, i);
         }
     }
-    for (uint32_t m = s->coll_out_held; m; m &= m - 1) {
+    for (uint32_t m = l->l2_held; m; m &= m - 1) {
         int p = __builtin_ctz(m);
-        if (wants(s->coll_out[p].head, p, now))
+        if (wants(l->l2_out[p].head, p, now))
             request(&r, &ports, p, nin);
     }
-    for (int e = 0; e < s->nengines; e++) {
-        mf_pkt_t *k = s->eng[e]->tx.head;
+    for (int e = 0; e < l->nengines; e++) {
+        mf_pkt_t *k = l->tx[e]->head;
         if (k && k->out_port >= 0 && k->ready <= now)
             request(&r, &ports, k->out_port, nin + 1 + (unsigned)e);
     }
     while (ports) {
         int p = __builtin_ctz(ports);
         ports &= ports - 1;
-        if (mf_link_free(&s->out[p].link, now + s->net->stage + 1))
-            arbitrate(s, p, r.bits[p], nvc, ncand, now);
+        if (mf_link_free(&l->out[p].link, now + l->stage + 1))
+            arbitrate(l, p, r.bits[p], nvc, ncand, now);
     }
 }

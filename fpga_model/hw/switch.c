@@ -1,48 +1,31 @@
 /*
  * One MPI-FPGA switch as a cycle-engine module (001 fig. 5; 000 Algorithms
- * 1-2): consume latches what the links delivered; produce runs the blocks
- * in pipeline order -- CCM / collectors / CGR / L2 for the local engines,
- * ejection, switch allocation and traversal -- and asks to run again only
- * while something can still move.
+ * 1-2), and the one place that instantiates its blocks and wires their
+ * ports (hw/switch.h; what crosses switches is wired in net/network.c).
+ * consume latches what the links delivered; produce runs the blocks in
+ * pipeline order -- each engine's CCM with its flows (collectors, CGR, L2,
+ * DMA through their ports), the L1's ejection, switch allocation and
+ * traversal -- and asks to run again only while something can still move.
  */
 #include <stdlib.h>
 
+#include "hw/cgr.h"
 #include "hw/switch.h"
-
-int mf_rank_switch(const mf_net_t *n, int grank)
-{
-    if (grank >= n->nranks)
-        return grank - n->nranks; /* an aggregation engine (fat tree) */
-    return n->topo->node_sw[grank / n->topo->ppn];
-}
+#include "net/network.h"
 
 static void consume(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;
-    mf_l1_receive(s, sim->now);
-}
-
-/* Anything queued that may move in a later cycle? */
-static int has_queued(const mf_switch_t *s)
-{
-    for (unsigned w = 0; w < MF_VC_WORDS; w++)
-        if (s->vc_held[w])
-            return 1;
-    if (s->coll_out_held)
-        return 1;
-    for (int i = 0; i < s->nengines; i++)
-        if (s->eng[i]->tx.n)
-            return 1;
-    return 0;
+    mf_l1_receive(&s->l1, sim->now);
 }
 
 /* One cycle of an engine's CCM: start what is due, drive what runs. */
-static void drive_engine(mf_switch_t *s, mf_engine_t *e, uint64_t now, int *busy)
+static void drive_engine(mf_engine_t *e, uint64_t now, int *busy)
 {
     if (e->waiting & ~e->running) /* else there is nothing to start */
-        mf_ccm_start_ready(s, e, now);
+        mf_ccm_start_ready(e, now);
     if (e->running)
-        mf_ccm_progress(s, e, now, busy);
+        mf_ccm_progress(e, now, busy);
 }
 
 static void produce(mf_module_t *m, mf_sim_t *sim)
@@ -52,49 +35,107 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     int busy = 0;
     /* from eng_rr on, round: fair CGR slots */
     for (int j = 0, i = s->eng_rr; j < s->nengines; j++, i = i + 1 == s->nengines ? 0 : i + 1)
-        drive_engine(s, s->eng[i], now, &busy);
+        drive_engine(s->eng[i], now, &busy);
     if (s->nengines && ++s->eng_rr == s->nengines)
         s->eng_rr = 0;
     if (s->agg)
-        drive_engine(s, s->agg, now, &busy);
-    mf_l1_eject_ready(s, now);
-    mf_sw_alloc(s, now);
-    if (busy || has_queued(s))
+        drive_engine(s->agg, now, &busy);
+    mf_l1_eject_ready(&s->l1, now);
+    mf_sw_alloc(&s->l1, now);
+    if (busy || mf_l1_has_queued(&s->l1))
         mf_switch_wake(s, now + 1);
+}
+
+/* ---- the ports' synchronous hand-overs ------------------------------------ */
+
+static void l1_route(void *l1, mf_pkt_t *k) { mf_route_compute(l1, k); }
+static int l2_queue_of(void *l2, uint16_t dest) { return mf_l2_queue(l2, dest); }
+static void l2_emit(void *l2, mf_pkt_t *k, uint64_t now) { mf_l2_emit(l2, k, now); }
+static void dma_read(void *dma, mf_coll_t *c, uint64_t now) { mf_dma_read_sources(dma, c, now); }
+
+static int init_l1(mf_net_t *n, mf_switch_t *s)
+{
+    mf_l1_t *l = &s->l1;
+    l->id = s->id;
+    l->vcs = n->p.vcs;
+    l->stage = n->stage;
+    l->phit_bytes = n->phit_bytes;
+    l->phits_per_cycle = n->p.datapath_phits_per_cycle;
+    l->eject_per_port = n->p.eject_per_port;
+    l->nports = n->topo->max_ports;
+    l->next_rx = MF_NEVER;
+    l->eject = n->eject;
+    l->topo = n->topo;
+    l->nranks = n->nranks;
+    l->wake = (mf_wake_port_t){&n->sim, &s->mod};
+    for (int p = 0; p < l->nports; p++) {
+        l->in[p].next_head = MF_NEVER;
+        for (unsigned v = 0; v < n->p.vcs; v++)
+            if (mf_fifo_init(&l->in[p].vc[v], n->vc_cap, n->margin, n->link_lat))
+                return -1;
+    }
+    return 0;
+}
+
+static void init_l2(mf_net_t *n, mf_switch_t *s)
+{
+    s->l2 = (mf_l2_t){.id = s->id, .stage = n->stage,
+                      .phits_per_cycle = n->p.datapath_phits_per_cycle, .topo = n->topo, .nranks = n->nranks,
+                      .out = s->l1.l2_out, .out_held = &s->l1.l2_held,
+                      .route = {l1_route, &s->l1}, .collector = n->col_in,
+                      .wake = {&n->sim, &s->mod}};
+}
+
+static void init_ccm(mf_net_t *n, mf_switch_t *s)
+{
+    s->ccm = (mf_ccm_t){
+        .cfg = &n->cfg, .topo = n->topo, .engines = n->eng,
+        .streams = &s->streams, .grant = &s->cgr,
+        .reduce = mf_cgr_reduce, .serialise = mf_l2_serialise,
+        .emit = {s->l1.l2_out, l2_queue_of, l2_emit, &s->l2},
+        .read = {dma_read, &s->dma},
+        .pkts = &n->pool, .wake = {&n->sim, &s->mod},
+        .fault = {&n->failed, n->err, sizeof n->err},
+        .progress = {&n->progress_at, &n->sim.active_cycles},
+        .pending = &n->pending};
 }
 
 int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
 {
-    const mf_topo_t *t = n->topo;
     s->net = n;
     s->id = id;
-    s->nports = t->max_ports;
-    s->next_rx = MF_NEVER;
-    for (int p = 0; p < s->nports; p++) {
-        s->in[p].next_head = MF_NEVER;
-        for (unsigned v = 0; v < n->p.vcs; v++)
-            if (mf_fifo_init(&s->in[p].vc[v], n->vc_cap, n->margin, n->link_lat))
-                return -1;
-    }
+    s->cgr.units = n->p.sa_cgr;
+    s->streams.wake = (mf_wake_port_t){&n->sim, &s->mod};
+    s->streams.fault = (mf_fault_port_t){&n->failed, n->err, sizeof n->err};
+    /* reads in flight per stream: a PCIe round of the DMA's bytes, plus a
+     * few packets */
+    s->dma = (mf_dma_reader_t){&s->streams, (uint64_t)n->pcie * n->dma_bytes +
+                                                4ull * n->pkt_bytes};
+    if (init_l1(n, s))
+        return -1;
+    init_l2(n, s);
+    init_ccm(n, s);
     return mf_sim_add(&n->sim, &s->mod, consume, produce);
 }
 
 void mf_switch_fini(mf_switch_t *s)
 {
-    for (int p = 0; p < s->nports; p++) {
-        for (unsigned v = 0; v < s->net->p.vcs; v++) {
-            mf_fifo_t *f = &s->in[p].vc[v];
+    mf_l1_t *l = &s->l1;
+    for (int p = 0; p < l->nports; p++) {
+        for (unsigned v = 0; v < l->vcs; v++) {
+            mf_fifo_t *f = &l->in[p].vc[v];
             mf_pkt_t *k;
             while ((k = mf_pq_pop(&f->q)) != NULL)
                 mf_pkt_free(&s->net->pool, k);
             mf_fifo_fini(f);
         }
         mf_pkt_t *k;
-        while ((k = mf_pq_pop(&s->out[p].link.q)) != NULL)
+        while ((k = mf_pq_pop(&l->out[p].link.q)) != NULL)
             mf_pkt_free(&s->net->pool, k);
-        while ((k = mf_pq_pop(&s->coll_out[p])) != NULL)
+        while ((k = mf_pq_pop(&l->l2_out[p])) != NULL)
             mf_pkt_free(&s->net->pool, k);
     }
     free(s->eng);
-    free(s->eject_free_fx);
+    free(l->tx);
+    free(l->eject_free_fx);
 }

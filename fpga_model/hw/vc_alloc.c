@@ -6,7 +6,7 @@
  * delivery.  Virtual cut-through: a VC is granted when the downstream FIFO
  * has not signalled stop.
  */
-#include "hw/switch.h"
+#include "hw/l1_switch.h"
 
 static unsigned flow_hash(const mf_pkt_t *k)
 {
@@ -14,17 +14,16 @@ static unsigned flow_hash(const mf_pkt_t *k)
     return h ^ (h >> 15);
 }
 
-int mf_vc_alloc(mf_switch_t *s, mf_pkt_t *k, uint64_t now)
+int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
 {
-    const mf_net_t *n = s->net;
-    unsigned nvc = n->p.vcs, v;
-    if (n->topo->kind == MF_TOPO_TORUS) {
+    unsigned nvc = l->vcs, v;
+    if (l->topo->kind == MF_TOPO_TORUS) {
         unsigned half = nvc / 2;
         v = k->h.vc * half + flow_hash(k) % half;
     } else {
         v = flow_hash(k) % nvc;
     }
-    mf_outport_t *o = &s->out[k->out_port];
+    mf_outport_t *o = &l->out[k->out_port];
     if (mf_fifo_stop_seen(&o->peer->in[o->peer_port].vc[v], now))
         return -1;
     k->out_vc = (uint8_t)v;

@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/switch.h"
+#include "net/network.h"
 #include "mpifpga/model.h"
+
+int mf_rank_switch(const mf_net_t *n, int grank)
+{
+    return mf_topo_engine_switch(n->topo, n->nranks, grank);
+}
 
 static void derive(mf_net_t *n)
 {
@@ -35,6 +40,12 @@ static void derive(mf_net_t *n)
         n->link_lat = 1;
     n->vc_cap = p->input_fifo_bytes / n->phit_bytes / p->vcs;
     n->margin = mf_params_margin_phits(p);
+    n->cfg = (mf_hw_cfg_t){.p = &n->p, .phit_bytes = n->phit_bytes, .pkt_bytes = n->pkt_bytes,
+                           .datapath_bytes = n->datapath_bytes, .dma_bytes = n->dma_bytes,
+                           .stage = n->stage, .pcie = n->pcie, .host_o = n->host_o,
+                           .link_lat = n->link_lat, .window = p->input_fifo_bytes,
+                           .reduce_cycles = p->aglu_latency_cycles,
+                           .copy_cycles = p->collector_cycles, .nranks = n->topo->nranks};
 }
 
 static int wire_links(mf_net_t *n)
@@ -45,11 +56,11 @@ static int wire_links(mf_net_t *n)
     for (int s = 0; s < n->nsw; s++) {
         for (int p = 0; p < t->max_ports; p++) {
             int peer = t->peer_sw[s * t->max_ports + p];
-            mf_outport_t *o = &n->sw[s].out[p];
+            mf_outport_t *o = &n->sw[s].l1.out[p];
             if (peer < 0)
                 continue;
             o->connected = 1;
-            o->peer = &n->sw[peer];
+            o->peer = &n->sw[peer].l1;
             o->peer_port = t->peer_port[s * t->max_ports + p];
             mf_link_init(&o->link, n->link_lat, jitter, bpc,
                          n->p.seed ^ ((uint64_t)s << 8 | (uint64_t)p));
@@ -59,26 +70,79 @@ static int wire_links(mf_net_t *n)
     return 0;
 }
 
+static const mf_ct_entry_t *ct_lookup_port(const void *table, int ctx)
+{
+    return mf_ct_lookup(table, ctx);
+}
+
+static void ct_write_port(void *table, int ctx, const mf_ct_entry_t *entry)
+{
+    mf_ct_write(table, ctx, entry);
+}
+
+static void collector_in(void *col, mf_pkt_t *k, uint64_t now)
+{
+    mf_collector_accept(col, k, now);
+}
+
+static void collector_adopt(void *col, mf_coll_t *c, uint64_t now)
+{
+    (void)now;
+    mf_collector_adopt_parked(col, c);
+}
+
+/* The end of a unicast packet's journey: the DMA counts it, the traffic
+ * generator or baseline engine (on_eject) sees it. */
+static void eject_unicast(void *net, mf_pkt_t *k, uint64_t now)
+{
+    mf_net_t *n = net;
+    mf_dma_receive(&n->rx[k->h.dest], k, now);
+    if (n->on_eject)
+        n->on_eject(n, &n->eng[k->h.dest], k);
+    mf_pkt_free(&n->pool, k);
+}
+
+/* Engine g on switch sw: its CCM, communicator table and collector, and
+ * the ports that join them (the L1's eject ports, the L2's loopback). */
+static void wire_engine(mf_net_t *n, int g, mf_switch_t *sw)
+{
+    mf_engine_t *e = &n->eng[g];
+    e->grank = g;
+    e->sw = sw;
+    e->ccm = &sw->ccm;
+    n->ct[g].entries = n->p.ct_entries;
+    n->ct[g].max_ranks = n->p.max_ranks;
+    e->ct = (mf_ct_port_t){ct_lookup_port, ct_write_port, &n->ct[g]};
+    n->col[g] = (mf_collector_t){.cur = e->cur, .streams = &sw->streams, .pkts = &n->pool,
+                                 .cycles = n->p.collector_cycles};
+    n->col_in[g] = (mf_pkt_port_t){collector_in, &n->col[g]};
+    e->adopt = (mf_call_port_t){collector_adopt, &n->col[g]};
+    n->eject[g] = (mf_eject_port_t){.collective = n->col_in[g], .unicast = {eject_unicast, n}};
+}
+
 static int attach_engines(mf_net_t *n)
 {
     const mf_topo_t *t = n->topo;
     for (int s = 0; s < n->nsw; s++) {
         int slots = t->sw_nodes[s] * t->ppn;
+        mf_l1_t *l = &n->sw[s].l1;
         n->sw[s].eng = calloc(slots ? slots : 1, sizeof *n->sw[s].eng);
-        n->sw[s].eject_free_fx = /* a lane per input port + the shared one, per slot */
-            calloc((size_t)(slots ? slots : 1) * (size_t)(n->sw[s].nports + 1), sizeof(uint64_t));
-        if (!n->sw[s].eng || !n->sw[s].eject_free_fx)
+        l->tx = calloc(slots ? slots : 1, sizeof *l->tx);
+        l->eject_free_fx = /* a lane per input port + the shared one, per slot */
+            calloc((size_t)(slots ? slots : 1) * (size_t)(l->nports + 1), sizeof(uint64_t));
+        if (!n->sw[s].eng || !l->tx || !l->eject_free_fx)
             return -1;
-        n->sw[s].nengines = slots;
+        n->sw[s].nengines = l->nengines = slots;
     }
     for (int r = 0; r < n->nranks; r++) {
         int node = r / t->ppn;
         mf_engine_t *e = &n->eng[r];
-        e->grank = r;
-        e->sw = &n->sw[t->node_sw[node]];
+        wire_engine(n, r, &n->sw[t->node_sw[node]]);
         e->dma = &n->dma[node];
         e->slot = t->node_slot[node] * t->ppn + r % t->ppn;
+        n->eject[r].slot = e->slot;
         e->sw->eng[e->slot] = e;
+        e->sw->l1.tx[e->slot] = &e->tx; /* the converter's injection port */
     }
     /* fat tree: an aggregation engine in every switch of the aggregation
      * tree above the leaves (001 sec. 4.4), addressed as rank nranks + sw */
@@ -86,8 +150,7 @@ static int attach_engines(mf_net_t *n)
         if (t->sw_level[s] == 0)
             continue;
         mf_engine_t *e = &n->eng[n->nranks + s];
-        e->grank = n->nranks + s;
-        e->sw = &n->sw[s];
+        wire_engine(n, n->nranks + s, &n->sw[s]);
         n->sw[s].agg = e;
     }
     return 0;
@@ -136,8 +199,16 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
     }
     n->eng = calloc(n->neng, sizeof *n->eng);
     n->dma = calloc(t->nnodes, sizeof *n->dma);
-    if (!n->sw || !n->eng || !n->dma)
+    n->ct = calloc(n->neng, sizeof *n->ct);
+    n->col = calloc(n->neng, sizeof *n->col);
+    n->col_in = calloc(n->neng, sizeof *n->col_in);
+    n->eject = calloc(n->neng, sizeof *n->eject);
+    n->rx = calloc(n->neng, sizeof *n->rx);
+    if (!n->sw || !n->eng || !n->dma || !n->ct || !n->col || !n->col_in || !n->eject || !n->rx)
         goto oom;
+    for (int d = 0; d < t->nnodes; d++) /* each node's host port */
+        n->dma[d] = (mf_host_port_t){.rate_fx = n->host_fx, .bytes = n->dma_bytes,
+                                     .pcie = n->pcie};
     for (int s = 0; s < n->nsw; s++)
         if (mf_switch_init(n, &n->sw[s], s))
             goto oom;
@@ -161,11 +232,11 @@ void mf_net_destroy(mf_net_t *n)
             continue; /* no engine there (a leaf's slot in the aggregation range) */
         for (int ctx = 0; ctx < MF_MAX_CTX; ctx++) {
             mf_pkt_t *k;
-            while ((k = mf_pq_pop(&e->parked[ctx])) != NULL)
+            while ((k = mf_pq_pop(&n->col[r].parked[ctx])) != NULL)
                 mf_pkt_free(&n->pool, k);
             if (e->cur[ctx]) {
                 e->cur[ctx]->req.done = NULL;
-                mf_ccm_finish(e->sw, e->cur[ctx], n->sim.now);
+                mf_ccm_finish(e->ccm, e->cur[ctx], n->sim.now);
             }
             for (mf_coll_t *c = e->wait_head[ctx], *nx; c; c = nx) {
                 nx = c->next;
@@ -182,6 +253,11 @@ void mf_net_destroy(mf_net_t *n)
     free(n->sw);
     free(n->eng);
     free(n->dma);
+    free(n->ct);
+    free(n->col);
+    free(n->col_in);
+    free(n->eject);
+    free(n->rx);
     free(n->traffic_owned);
     if (n->baseline_free)
         n->baseline_free(n->baseline);
@@ -208,14 +284,19 @@ int mf_net_ct_config(mf_net_t *n, int grank, int ctx, const mf_ct_entry_t *e, ch
         snprintf(err, errlen, "rank %d out of range (0..%d)", grank, n->nranks - 1);
         return -1;
     }
-    return mf_ct_config(&n->eng[grank], ctx, e, err, errlen);
+    mf_engine_t *en = &n->eng[grank];
+    int busy = ctx >= 0 && ctx < MF_MAX_CTX && (en->cur[ctx] || en->wait_head[ctx]);
+    if (mf_ct_config(&n->ct[grank], ctx, e, busy, err, errlen))
+        return -1;
+    en->seq[ctx] = 0; /* a new communicator: its collectives count from 1 */
+    return 0;
 }
 
 int mf_net_ct_free(mf_net_t *n, int grank, int ctx)
 {
     if (grank < 0 || grank >= n->nranks)
         return -1;
-    return mf_ct_free(&n->eng[grank], ctx);
+    return mf_ct_free(&n->ct[grank], ctx);
 }
 
 static int check_req(const mf_net_t *n, int grank, const mf_coll_req_t *r, char *err,
@@ -254,7 +335,7 @@ int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, siz
     c->req = *req;
     c->eng = &n->eng[grank];
     if (req->counts && mf_opcode_has_counts(req->hdr.opcode)) {
-        const mf_ct_entry_t *ct = mf_ct_lookup(c->eng, req->hdr.ctx);
+        const mf_ct_entry_t *ct = mf_ct_lookup(&n->ct[grank], req->hdr.ctx);
         size_t np = ct ? mf_opcode_ncounts(req->hdr.opcode, ct->size) : 0;
         c->counts = malloc((np ? np : 1) * sizeof *c->counts);
         if (!c->counts) {
@@ -267,7 +348,7 @@ int mf_net_post(mf_net_t *n, int grank, const mf_coll_req_t *req, char *err, siz
     c->req.counts = c->counts;
     if (req->at + n->host_o > n->last_entry)
         n->last_entry = req->at + n->host_o; /* the watchdog waits for it */
-    mf_ccm_post(n, c->eng, c);
+    mf_ccm_post(c->eng, c);
     return 0;
 }
 
@@ -351,14 +432,14 @@ void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
                            .module_steps = n->sim.module_steps, .peak_pkts = n->pool.peak};
     for (int s = 0; s < n->nsw; s++) {
         const mf_switch_t *w = &n->sw[s];
-        for (int p = 0; p < w->nports; p++) {
-            st->link_bytes += w->out[p].link.bytes;
-            st->link_pkts += w->out[p].link.pkts;
+        for (int p = 0; p < w->l1.nports; p++) {
+            st->link_bytes += w->l1.out[p].link.bytes;
+            st->link_pkts += w->l1.out[p].link.pkts;
             for (unsigned v = 0; v < n->p.vcs; v++)
-                st->fifo_overflows += w->in[p].vc[v].overflows;
+                st->fifo_overflows += w->l1.in[p].vc[v].overflows;
         }
-        if (w->stream_peak > st->peak_stream_bytes)
-            st->peak_stream_bytes = w->stream_peak;
+        if (w->streams.peak > st->peak_stream_bytes)
+            st->peak_stream_bytes = w->streams.peak;
     }
 }
 
@@ -371,8 +452,9 @@ void mf_net_dump(const mf_net_t *n, FILE *out)
         const mf_engine_t *e = &n->eng[r];
         for (int ctx = 0; ctx < MF_MAX_CTX; ctx++) {
             const mf_coll_t *c = e->cur[ctx];
-            if (e->parked[ctx].n)
-                fprintf(out, "rank %d ctx %d: %zu parked packets\n", r, ctx, e->parked[ctx].n);
+            if (n->col[r].parked[ctx].n)
+                fprintf(out, "rank %d ctx %d: %zu parked packets\n", r, ctx,
+                        n->col[r].parked[ctx].n);
             if (!c)
                 continue;
             fprintf(out, "rank %d ctx %d: %s, %d of %d flows left\n", r, ctx,

@@ -117,4 +117,13 @@ int mf_fattree_route(const mf_topo_t *t, int sw, int dst_sw);
 int mf_fattree_route_node(const mf_topo_t *t, int sw, int dst_node);
 int mf_fattree_oversub(const mf_topo_t *t);
 
+/* Switch of engine grank: a rank's node's switch, or for grank >= nranks
+ * the aggregation engine of switch grank - nranks (fat tree). */
+static inline int mf_topo_engine_switch(const mf_topo_t *t, int nranks, int grank)
+{
+    if (grank >= nranks)
+        return grank - nranks;
+    return t->node_sw[grank / t->ppn];
+}
+
 #endif

@@ -6,7 +6,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "hw/switch.h"
+#include "net/network.h"
 #include "traffic/traffic.h"
 
 static const char *const names[MF_TR_COUNT] = {"uniform", "transpose", "bitcomp", "neighbor",
@@ -151,7 +151,7 @@ static void inject(gen_t *g, int node, uint64_t now)
     k->ready = now + n->stage; /* packet converter */
     k->tail_fx = mf_fx(k->ready) + (uint64_t)k->nphits * MF_FX_ONE / n->p.dma_phits_per_cycle;
     mf_engine_t *e = &n->eng[src];
-    mf_route_compute(e->sw, k);
+    mf_route_compute(&e->sw->l1, k);
     mf_pq_push(&e->tx, k);
     mf_switch_wake(e->sw, k->ready);
     if (now >= g->win_lo && now < g->win_hi)

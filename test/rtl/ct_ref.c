@@ -1,17 +1,15 @@
-/* The C model's communicator table on an engine of its own (ct_ref.h):
- * ct.c reads only the switch's parameters and the engine's per-row state,
- * so a zeroed engine, switch and network stand in for the whole model. */
+/* The C model's communicator table block on its own (ct_ref.h): ct.c is
+ * one block with its own state (hw/ct.h); the busy flag of a row is what
+ * the CCM would pass (a call running or queued on that context). */
 #include "ct_ref.h"
 
 #include <stdlib.h>
 
-#include "hw/switch.h"
+#include "hw/ct.h"
 
 struct mf_ct_ref {
-    mf_net_t net;
-    mf_switch_t sw;
-    mf_engine_t eng;
-    mf_coll_t *running; /* what cur[ctx] points to on a busy row */
+    mf_ct_t ct;
+    uint8_t busy[MF_MAX_CTX];
 };
 
 mf_ct_ref_t *mf_ct_ref_new(unsigned ct_entries, unsigned max_ranks)
@@ -19,11 +17,8 @@ mf_ct_ref_t *mf_ct_ref_new(unsigned ct_entries, unsigned max_ranks)
     mf_ct_ref_t *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
-    r->net.p.ct_entries = ct_entries;
-    r->net.p.max_ranks = max_ranks;
-    r->sw.net = &r->net;
-    r->eng.sw = &r->sw;
-    r->running = (mf_coll_t *)&r->running; /* never dereferenced by ct.c */
+    r->ct.entries = ct_entries;
+    r->ct.max_ranks = max_ranks;
     return r;
 }
 
@@ -34,20 +29,21 @@ void mf_ct_ref_delete(mf_ct_ref_t *r)
 
 void mf_ct_ref_set_busy(mf_ct_ref_t *r, int ctx, int busy)
 {
-    r->eng.cur[ctx] = busy ? r->running : NULL;
+    r->busy[ctx] = (uint8_t)(busy != 0);
 }
 
 int mf_ct_ref_config(mf_ct_ref_t *r, int ctx, const mf_ct_entry_t *e, char *err, size_t len)
 {
-    return mf_ct_config(&r->eng, ctx, e, err, len);
+    int busy = ctx >= 0 && ctx < MF_MAX_CTX && r->busy[ctx];
+    return mf_ct_config(&r->ct, ctx, e, busy, err, len);
 }
 
 int mf_ct_ref_free(mf_ct_ref_t *r, int ctx)
 {
-    return mf_ct_free(&r->eng, ctx);
+    return mf_ct_free(&r->ct, ctx);
 }
 
 const mf_ct_entry_t *mf_ct_ref_lookup(const mf_ct_ref_t *r, int ctx)
 {
-    return mf_ct_lookup(&r->eng, ctx);
+    return mf_ct_lookup(&r->ct, ctx);
 }

@@ -2,8 +2,8 @@
 // mirror of fpga_model/hw/collector.c's deliver, mf_collector_accept and
 // mf_collector_adopt_parked.  The real collector.c cannot be linked as
 // ct.c is: deliver pushes into mf_stream_t rings that wake the switch's
-// event queue, frees packets into the network's pool and reports through
-// mf_ccm_fail, so it needs a whole engine, switch and network.  The mirror
+// module, frees packets into the network's pool and reports on the call's
+// status port, so it needs a simulator, a packet pool and CCM-built calls.  The mirror
 // keeps its decisions and their order: a packet goes to the open stream of
 // its (ctx, tag) unless packets of its context are parked; otherwise it is
 // parked, in arrival order, and every opening of a stream (a collective

@@ -1,0 +1,70 @@
+/*
+ * Collective control module (001 sec. 4.2, fig. 6): ccm.c, its algorithm
+ * blocks (ccm_algo.c, ccm_build.h) and the dataflow it drives (flow.c).
+ * One mf_engine_t per rank (and per fat-tree aggregation engine) holds the
+ * calls of its contexts; one mf_ccm_t per switch holds the ports its
+ * engines use.  Everything outside the CCM is reached through those ports
+ * (hw/ports.h), wired in switch.c and net/network.c.
+ */
+#ifndef MF_HW_CCM_H
+#define MF_HW_CCM_H
+
+#include "hw/ports.h"
+#include "net/topo.h"
+
+struct mf_switch;
+
+/* The CCM of one switch: its ports. */
+typedef struct mf_ccm {
+    /* what every flow step reads, together at the start */
+    struct mf_engine *engines;   /* every engine, by global rank: partners' progress
+                                  * (credits) and parent aggregation engines */
+    mf_stream_pool_t *streams;
+    mf_grant_port_t *grant;      /* the CGR units */
+    mf_combine_fn reduce;        /* the CGR's reduction */
+    mf_combine_fn serialise;     /* the L2 switch's serialisation */
+    mf_emit_port_t emit;         /* the L2 switch's output side */
+    const mf_hw_cfg_t *cfg;
+    mf_progress_port_t progress;
+    mf_wake_port_t wake;
+    mf_call_port_t read;         /* the DMA's reads of a send buffer */
+    mf_pool_t *pkts;
+    mf_fault_port_t fault;
+    const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
+    size_t *pending;             /* calls posted whose host has not been signalled */
+    int nactive;                 /* calls running on this switch */
+} mf_ccm_t;
+
+typedef struct mf_engine {
+    /* what every cycle looks at first, together at the start */
+    mf_ccm_t *ccm;
+    mf_host_port_t *dma;           /* its node's host port; NULL: aggregation engine */
+    int grank;
+    int slot;                      /* host slot on the switch */
+    uint32_t running, waiting;     /* contexts with a current / a queued call */
+    mf_pq_t tx;                    /* unicast packets the converter injects */
+    mf_coll_t *cur[MF_MAX_CTX];    /* collective running per context */
+    uint32_t seq[MF_MAX_CTX];      /* collectives started per context */
+    mf_coll_t *wait_head[MF_MAX_CTX], *wait_tail[MF_MAX_CTX]; /* posted, queued */
+    mf_ct_port_t ct;               /* its communicator table */
+    mf_call_port_t adopt;          /* its collector: a call starts */
+    uint32_t posted[MF_MAX_CTX];   /* aggregation engine: last sequence configured */
+    struct mf_switch *sw;          /* its switch (for the wiring and generators only) */
+} mf_engine_t;
+
+/* ccm.c */
+void mf_ccm_post(mf_engine_t *e, mf_coll_t *c);
+/* Configure aggregation engine e for the collective `from` (a child's)
+ * runs, starting at cycle `at`, unless a child already did; -1 if out of
+ * memory. */
+int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at);
+void mf_ccm_start_ready(mf_engine_t *e, uint64_t now);
+void mf_ccm_progress(mf_engine_t *e, uint64_t now, int *busy);
+void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now);
+/* ccm_algo.c */
+int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
+/* flow.c */
+int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c);
+int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
+
+#endif

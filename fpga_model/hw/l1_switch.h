@@ -1,0 +1,94 @@
+/*
+ * L1 switch of the MPI-FPGA switch (001 sec. 4.1, 4.3, fig. 5): input VC
+ * FIFOs fed by the links, route computation (route.c), VC allocation
+ * (vc_alloc.c), round-robin switch allocation (sw_alloc.c), traversal to
+ * the output links, and ejection to local engines (l1_switch.c).  Its
+ * ports: the links (hw/link.h), the L2 switch's output queues (served like
+ * an input), the converters' injection queues, and per engine the eject
+ * packet ports to its collector and its DMA.
+ */
+#ifndef MF_HW_L1_SWITCH_H
+#define MF_HW_L1_SWITCH_H
+
+#include "hw/fifo.h"
+#include "hw/link.h"
+#include "hw/ports.h"
+#include "net/topo.h"
+
+#define MF_MAX_VCS 8
+#define MF_MAX_NET_PORTS 32
+#define MF_VC_WORDS (MF_MAX_NET_PORTS * MF_MAX_VCS / 64) /* input VC bit set */
+
+struct mf_l1;
+
+typedef struct {
+    mf_fifo_t vc[MF_MAX_VCS];
+    mf_link_t *link;      /* incoming link, NULL if unconnected */
+    uint64_t next_head;   /* arrival of the link's first packet, MF_NEVER if none
+                           * (kept here so an idle port costs no cache miss) */
+} mf_inport_t;
+
+typedef struct {
+    mf_link_t link;       /* outgoing link (owned) */
+    int connected;
+    struct mf_l1 *peer;   /* the L1 switch at the other end */
+    int peer_port;
+    uint32_t rr;          /* switch allocation round-robin pointer */
+    uint64_t pkts;
+} mf_outport_t;
+
+/* Where the L1 switch ejects packets for one engine. */
+typedef struct {
+    mf_pkt_port_t collective; /* its collector */
+    mf_pkt_port_t unicast;    /* its DMA engine */
+    int slot;                 /* its host slot on its switch */
+} mf_eject_port_t;
+
+typedef struct mf_l1 {
+    /* looked at every cycle, kept together (and, in mf_switch_t, in the
+     * cache line of the switch's module) apart from the bulky port structs */
+    uint64_t next_rx;      /* earliest in[].next_head */
+    int nports;            /* network ports */
+    int nengines;          /* host slots */
+    unsigned vcs;          /* VCs per port */
+    uint32_t stage;        /* router pipeline stage, cycles */
+    uint32_t l2_held;      /* bit port: l2_out[port] holds packets */
+    unsigned eject_waiting; /* packets in input VCs addressed to local engines */
+    uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */
+    mf_pq_t **tx;          /* injection queue per host slot */
+    const mf_eject_port_t *eject; /* by engine (global rank) */
+    uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */
+    int id;
+    uint32_t phit_bytes;
+    uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
+    int eject_per_port;    /* collective packets: one eject lane per input port */
+    int nranks;
+    const mf_topo_t *topo;
+    mf_wake_port_t wake;
+    mf_pq_t l2_out[MF_MAX_NET_PORTS]; /* the L2 switch's output queue per port */
+    mf_inport_t in[MF_MAX_NET_PORTS];
+    mf_outport_t out[MF_MAX_NET_PORTS];
+} mf_l1_t;
+
+/* Input VC in_vc = port * vcs + vc, the numbering of vc_held. */
+static inline mf_fifo_t *mf_l1_fifo(mf_l1_t *l, unsigned in_vc)
+{
+    return &l->in[in_vc / l->vcs].vc[in_vc % l->vcs];
+}
+
+/* route.c: k->out_port (-1: eject here) and k->h.vc from k->h.dest */
+void mf_route_compute(mf_l1_t *l, mf_pkt_t *k);
+/* vc_alloc.c */
+int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now);
+/* sw_alloc.c */
+void mf_sw_alloc(mf_l1_t *l, uint64_t now);
+/* l1_switch.c */
+void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now);
+void mf_l1_eject(mf_l1_t *l, mf_pkt_t *k, uint64_t now);
+void mf_l1_receive(mf_l1_t *l, uint64_t now);
+void mf_l1_eject_ready(mf_l1_t *l, uint64_t now);
+mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now);
+/* Packets in the L1 switch that may move in a later cycle? */
+int mf_l1_has_queued(const mf_l1_t *l);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * The ports of the MPI-FPGA switch: every kind of connection between its
+ * blocks (doc/model.md, "Blocks and ports").  A block's state lives in its
+ * own header (hw/<block>.h); blocks never call each other.  What flows
+ * between them is data owned by the wiring (switch.c, net/network.c) -- a
+ * packet queue, a byte stream, a budget -- or, where the hand-over must be
+ * synchronous to keep results cycle-exact, an (fn, ctx) pair the wiring
+ * sets.  Port operations on data are static inline: they run on hot paths.
+ *
+ *   wake port      a block asks for its module to run at a cycle
+ *   status port    a block reports a call's first failure (mf_status_fail)
+ *   fault port     a block reports a network-wide failure (out of memory)
+ *   byte stream    collector buffers, DMA reads, flow-to-flow links, with
+ *                  push / avail / take / close; the stream pool accounts the
+ *                  switch's buffered bytes
+ *   call record    one collective call as the CCM configured it: the
+ *                  streams, flows (reduction / gather / multicast entries)
+ *                  and sinks every block of the call reads and writes
+ *   host port      the DMA's PCIe read / write budgets per cycle and the
+ *                  write into the host's receive buffer
+ *   CT port        the CCM's lookup (and the aggregation engine's write)
+ *                  of its communicator-table rows
+ *   grant port     the CGR units a switch grants per cycle
+ *   packet port    a synchronous hand-over of one packet (L1 -> collector,
+ *                  L1 -> DMA, L2 loopback -> collector)
+ *   call port      the CCM hands a call to a block (collector: adopt the
+ *                  packets parked for it; DMA: read its send buffer)
+ *   combine fn     a functional unit a flow runs on (CGR reduction, L2
+ *                  serialisation)
+ *   emit port      the L2 switch's output queues and its emit / route look-up
+ *   route port     the L1's route computation, for the L2 switch
+ *   progress port  the watchdog's clock: a block that moved bytes marks it
+ *
+ * mf_hw_cfg_t is the switch's derived figures, read-only to every block.
+ */
+#ifndef MF_HW_PORTS_H
+#define MF_HW_PORTS_H
+
+#include <stdint.h>
+#include <string.h>
+#include "hw/pkt.h"
+#include "mpifpga/model.h"
+#include "mpifpga/wire.h"
+#include "params/params.h"
+#include "sim/engine.h"
+
+#define MF_FLOW_MAXIN 32 /* own data + one input per child: 16 binomial, 30 fat tree */
+
+struct mf_engine;
+
+/* ---- the figures every block reads (derived once by net/network.c) -------
+ * One copy for the whole network: the hot paths of every switch read it, so
+ * it stays in cache (per-switch copies cost a cache line per switch). */
+
+typedef struct {
+    const mf_params_t *p;
+    uint32_t phit_bytes, pkt_bytes, datapath_bytes, dma_bytes;
+    uint32_t stage, pcie, host_o, link_lat;
+    uint32_t window;        /* end-to-end credit window: one input FIFO's bytes */
+    uint32_t reduce_cycles; /* AgLU latency */
+    uint32_t copy_cycles;   /* collector / L2 latency */
+    int nranks;             /* engines from here on are fat-tree aggregation engines */
+} mf_hw_cfg_t;
+
+/* ---- wake port ------------------------------------------------------------ */
+
+typedef struct {
+    mf_sim_t *sim;
+    mf_module_t *mod; /* the module to run */
+} mf_wake_port_t;
+
+static inline void mf_wake(const mf_wake_port_t *w, uint64_t cycle)
+{
+    mf_sim_wake(w->sim, w->mod, cycle);
+}
+
+/* ---- status port (one per call) and fault port (the network's) ------------ */
+
+typedef struct {
+    int code;      /* 0, or -1 once a block found an error */
+    char err[160]; /* the first reason */
+} mf_status_t;
+
+/* Report a failure of the call; the first reason is kept. */
+void mf_status_fail(mf_status_t *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+typedef struct {
+    int *failed;
+    char *err;
+    size_t errlen;
+} mf_fault_port_t;
+
+/* A failure that stops the whole run (its message replaces any earlier one). */
+void mf_fault(const mf_fault_port_t *f, const char *msg);
+
+/* ---- byte streams ------------------------------------------------------------ */
+
+
+typedef enum { MF_ST_HOST = 0, MF_ST_NET, MF_ST_INTERNAL } mf_stream_kind_t;
+
+/* The bytes one push put into a stream: usable from cycle `ready`, they
+ * end at stream offset `end`. */
+typedef struct {
+    uint64_t ready, end;
+} mf_seg_t;
+
+/* A byte stream inside the switch: a collector buffer (NET), the DMA's read
+ * of a host range (HOST), or a link between two flows (INTERNAL).  The
+ * buffered bytes, and the segments not yet known to be ready, are kept in
+ * rings (ports.c). */
+typedef struct {
+    uint8_t *buf;      /* bytes [out, in): stream offset x at buf[x & (cap - 1)] */
+    uint64_t cap;      /* a power of two, 0 until the first push */
+    mf_seg_t *seg;     /* segment i at seg[i & (seg_cap - 1)] */
+    uint64_t seg_cap;  /* a power of two, 0 until the first push */
+    uint64_t seg_head, seg_tail; /* segments [head, tail) are not known ready */
+    uint64_t ready_end; /* stream offset up to which bytes are known ready */
+    uint64_t last_ready; /* readiness of the last push */
+    uint8_t last_empty; /* the last push had no bytes */
+    uint64_t len;      /* expected total bytes */
+    uint64_t in, out;  /* bytes pushed / taken */
+    uint64_t host_off; /* HOST: offset in the send buffer */
+    uint64_t issued;   /* HOST: bytes the DMA has requested */
+    uint64_t extra_win; /* INTERNAL: bytes it may hold beyond one FIFO window */
+    uint8_t kind;
+    uint8_t stored;    /* 0: the buffered bytes are all zero and buf is not
+                        * used (timing-only runs move zeros); 1: buf holds them */
+    uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
+    uint8_t tag;       /* NET: schedule edge */
+    uint64_t *check;   /* consumer flow's next_check (set after the build) */
+} mf_stream_t;
+
+
+/* What a switch's streams report to: the bytes buffered in it (and their
+ * peak), its wake port (pushed bytes wake the switch when they are usable)
+ * and the network's fault port. */
+typedef struct {
+    uint64_t bytes, peak;
+    mf_wake_port_t wake;
+    mf_fault_port_t fault;
+} mf_stream_pool_t;
+
+static inline void mf_stream_account(mf_stream_pool_t *p, int64_t delta)
+{
+    p->bytes += delta;
+    if (p->bytes > p->peak)
+        p->peak = p->bytes;
+}
+
+/* Bytes of st usable at cycle now (segments that became ready are dropped
+ * from its segment ring). */
+static inline uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
+{
+    if (st->seg_head == st->seg_tail)
+        return st->ready_end - st->out;
+    /* a DMA read's segment waits a PCIe latency to be due: long enough to
+     * fall out of cache, so fetch the next few early */
+    uint64_t mask = st->seg_cap - 1;
+    __builtin_prefetch(&st->seg[(st->seg_head + 4) & mask]);
+    while (st->seg_head != st->seg_tail && st->seg[st->seg_head & mask].ready <= now)
+        st->ready_end = st->seg[st->seg_head++ & mask].end;
+    return st->ready_end - st->out;
+}
+/* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
+static inline uint64_t mf_stream_next_ready(const mf_stream_t *st)
+{
+    return st->seg_head != st->seg_tail ? st->seg[st->seg_head & (st->seg_cap - 1)].ready
+                                        : MF_NEVER;
+}
+size_t mf_stream_take_stored(mf_stream_pool_t *p, mf_stream_t *st, uint8_t *dst, size_t n);
+/* Take n bytes (n <= available) into dst (may be NULL to drop them). */
+static inline size_t mf_stream_take(mf_stream_pool_t *p, mf_stream_t *st, uint8_t *dst, size_t n)
+{
+    if (st->stored)
+        return mf_stream_take_stored(p, st, dst, n);
+    if (n > st->in - st->out) /* zeros: only counted */
+        n = st->in - st->out;
+    if (dst)
+        memset(dst, 0, n);
+    st->out += n;
+    p->bytes -= n; /* mf_stream_account */
+    if (p->bytes > p->peak)
+        p->peak = p->bytes;
+    return n;
+}
+/* Append len bytes usable from cycle `ready` (data == NULL pushes zeros);
+ * returns the cycle they are usable from. */
+uint64_t mf_stream_push(mf_stream_pool_t *p, mf_stream_t *st, const uint8_t *data, size_t len,
+                        uint64_t ready);
+/* Free whatever is still buffered (a finished or failed call). */
+void mf_stream_drop(mf_stream_pool_t *p, mf_stream_t *st);
+/* The producer has finished; the consumer looks again at cycle `visible`. */
+void mf_stream_close(mf_stream_t *st, uint64_t visible);
+
+/* ---- the call record ------------------------------------------------------- */
+
+typedef enum { MF_FLOW_COPY = 0, MF_FLOW_REDUCE, MF_FLOW_CONCAT } mf_flow_kind_t;
+typedef enum { MF_SINK_HOST = 0, MF_SINK_NET, MF_SINK_STREAM } mf_sink_kind_t;
+
+/* Where a byte range of a flow's output goes. */
+typedef struct {
+    uint8_t kind;
+    uint8_t tag;        /* NET */
+    uint16_t dest;      /* NET: global rank of the partner engine */
+    uint64_t off, len;  /* range of the flow output */
+    uint64_t done;      /* bytes delivered */
+    uint64_t host_off;  /* HOST: offset in the receive buffer */
+    int stream;         /* STREAM: index of the target stream */
+    int flow;           /* flow whose output this sink takes */
+    int l2_queue;       /* NET: L2 output queue towards dest (mf_l2_queue) */
+    uint64_t extra_win; /* NET: bytes the partner parks in switch memory beyond one FIFO window */
+    mf_pkt_t *pk;       /* NET: packet being filled */
+} mf_sink_t;
+
+typedef struct {
+    uint8_t kind;
+    uint8_t nin;
+    uint8_t cur;       /* CONCAT: input being serialised */
+    uint8_t done;
+    int in[MF_FLOW_MAXIN];
+    uint64_t len, pos; /* output bytes total / produced */
+    int sink0, nsink;  /* sinks[sink0 .. sink0+nsink) */
+    int net_sinks;     /* how many of them are NET sinks */
+    int empty_left;    /* zero-length sinks that have not signalled yet */
+    int next_sink;     /* sinks by offset before this one have been activated */
+    int nactive;       /* active sinks (flow.c): sk_active[sink0 .. sink0+nactive) */
+    uint64_t next_check; /* earliest cycle stepping it can do anything */
+    int blk;           /* sink that stopped the last step, or -1 (flow.c) */
+    uint64_t next_off; /* offset of the next sink to activate, UINT64_MAX if none */
+    uint64_t act_end;  /* smallest end of an active sink, UINT64_MAX if none */
+} mf_flow_t;
+
+/* One collective call of one rank, as the switch executes it. */
+typedef struct mf_coll {
+    struct mf_coll *next;
+    struct mf_engine *eng;     /* the CCM engine running it (only the CCM looks inside) */
+    struct mf_host_port *host; /* its node's host port (DMA); NULL: aggregation engine */
+    mf_coll_req_t req;
+    uint32_t *counts;   /* owned copy of req.counts */
+    uint64_t start;     /* cycle the processor header reached the switch */
+    uint32_t seq;       /* how many collectives this rank started on ctx (1-based) */
+    mf_stream_t *st;
+    int nst, capst;
+    mf_flow_t *fl;
+    int nfl, capfl;
+    mf_sink_t *sk;
+    int nsk, capsk;
+    int *sk_by_off;     /* per flow (from its sink0), its sinks by offset */
+    int *sk_active;     /* per flow (from its sink0), its active sinks in order */
+    int16_t tag_stream[32]; /* NET stream per tag, -1 none */
+    int flows_left;
+    int first_live;     /* flows before it are done */
+    int reads_left;     /* HOST streams the DMA has not finished reading */
+    int *rd_st, nrd;    /* those streams, in index order (dma.c) */
+    int host_sinks_left; /* HOST sinks not complete */
+    uint64_t host_done; /* latest host-visible event (read or write landing) */
+    int host_signalled;
+    mf_status_t status; /* the call's status port */
+} mf_coll_t;
+
+/* ---- host port: the node's DMA over PCIe ------------------------------------ */
+
+/* Per-cycle byte budgets each way, shared by the node's ranks, set up by
+ * their first user in a cycle. */
+typedef struct mf_host_port {
+    uint64_t rd_budget_cycle, wr_budget_cycle; /* cycle the budgets belong to */
+    uint32_t rd_left, wr_left;                 /* bytes left this cycle */
+    uint64_t rate_fx;   /* host bytes per cycle each way, 16.16 */
+    uint32_t bytes;     /* the DMA's bytes per cycle (dma_bytes) */
+    uint32_t pcie;      /* PCIe latency, cycles */
+} mf_host_port_t;
+
+/* Host bytes a node's DMA moves each way in cycle `now`: dma_bytes, or on
+ * a fat tree the host link's rate where it is lower (network.c), spread
+ * over the cycles so that any run of them moves the rate to the byte. */
+static inline uint32_t mf_host_bytes_at(const mf_host_port_t *h, uint64_t now)
+{
+    if (h->rate_fx == (uint64_t)h->bytes << 16)
+        return h->bytes;
+    return (uint32_t)(((now + 1) * h->rate_fx >> 16) - (now * h->rate_fx >> 16));
+}
+static inline void mf_host_budgets(mf_host_port_t *h, uint64_t now)
+{
+    if (h->rd_budget_cycle != now + 1) {
+        h->rd_budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
+        h->rd_left = h->wr_left = mf_host_bytes_at(h, now);
+    }
+}
+static inline uint32_t mf_host_write_budget(mf_host_port_t *h, uint64_t now)
+{
+    mf_host_budgets(h, now);
+    return h->wr_left;
+}
+void mf_host_write_data(mf_coll_t *c, uint64_t off, const uint8_t *src, size_t len);
+/* Write len bytes of c's result leaving the switch at cycle `now` (charged
+ * to this cycle's budget); they land in host memory PCIe latency after
+ * `lands`.  src == NULL writes len zero bytes. */
+static inline void mf_host_write(mf_host_port_t *h, mf_coll_t *c, uint64_t off,
+                                 const uint8_t *src, size_t len, uint64_t now, uint64_t lands)
+{
+    mf_host_budgets(h, now);
+    h->wr_left = len < h->wr_left ? h->wr_left - (uint32_t)len : 0;
+    if (len && (c->req.recv.base || c->req.recv.write))
+        mf_host_write_data(c, off, src, len);
+    if (lands + h->pcie > c->host_done)
+        c->host_done = lands + h->pcie;
+}
+
+/* ---- CT port: the CCM's communicator-table rows ----------------------------- */
+
+typedef struct {
+    const mf_ct_entry_t *(*lookup)(const void *table, int ctx); /* NULL: no valid row */
+    void (*write)(void *table, int ctx, const mf_ct_entry_t *entry);
+    void *table;
+} mf_ct_port_t;
+
+static inline const mf_ct_entry_t *mf_ct_port_lookup(const mf_ct_port_t *p, int ctx)
+{
+    return p->lookup(p->table, ctx);
+}
+
+/* ---- packet, call and route ports: synchronous hand-overs ------------------ */
+
+typedef struct {
+    void (*put)(void *ctx, mf_pkt_t *k, uint64_t now);
+    void *ctx;
+} mf_pkt_port_t;
+
+static inline void mf_pkt_put(const mf_pkt_port_t *p, mf_pkt_t *k, uint64_t now)
+{
+    p->put(p->ctx, k, now);
+}
+
+typedef struct {
+    void (*fn)(void *ctx, mf_coll_t *c, uint64_t now);
+    void *ctx;
+} mf_call_port_t;
+
+static inline void mf_call_put(const mf_call_port_t *p, mf_coll_t *c, uint64_t now)
+{
+    p->fn(p->ctx, c, now);
+}
+
+/* Sets k->out_port (-1: a local engine) and k->h.vc from k->h.dest. */
+typedef struct {
+    void (*fn)(void *ctx, mf_pkt_t *k);
+    void *ctx;
+} mf_route_port_t;
+
+static inline void mf_route(const mf_route_port_t *p, mf_pkt_t *k)
+{
+    p->fn(p->ctx, k);
+}
+
+/* ---- combine fn: the unit a flow runs on ------------------------------------
+ * Takes n bytes from f's inputs into out and returns n, or sets *zero and
+ * leaves out unset if they are all zero (streams that hold only zeros). */
+typedef size_t (*mf_combine_fn)(mf_stream_pool_t *p, mf_coll_t *c, mf_flow_t *f, uint8_t *out,
+                                size_t n, int *zero);
+
+/* ---- emit port: the L2 switch's output side -------------------------------- */
+
+#define MF_EMIT_LOOPBACK (-3) /* queue of a destination on this switch */
+#define MF_EMIT_DEPTH 4        /* packets an output queue holds */
+
+typedef struct {
+    const mf_pq_t *queue; /* per output port */
+    int (*queue_of)(void *l2, uint16_t dest); /* output port, MF_EMIT_LOOPBACK or -1 */
+    void (*emit)(void *l2, mf_pkt_t *k, uint64_t now);
+    void *l2;
+} mf_emit_port_t;
+
+/* Can a packet for output queue q be emitted now? */
+static inline int mf_emit_can(const mf_emit_port_t *p, int q)
+{
+    if (q == MF_EMIT_LOOPBACK)
+        return 1;
+    return q >= 0 && p->queue[q].n < MF_EMIT_DEPTH;
+}
+
+/* ---- progress port: the watchdog's clock ----------------------------------- */
+
+typedef struct {
+    uint64_t *at;          /* the last active cycle something moved */
+    const uint64_t *clock; /* the simulator's active-cycle count */
+} mf_progress_port_t;
+
+static inline void mf_progress(const mf_progress_port_t *p) { *p->at = *p->clock; }
+
+/* ---- grant port: the switch's CGR units ------------------------------------ */
+
+typedef struct {
+    uint64_t cycle;   /* cycle (+1) the count belongs to */
+    unsigned used;    /* units granted this cycle */
+    unsigned units;   /* SA: units per switch */
+    uint64_t denied;  /* requests that found every unit busy */
+} mf_grant_port_t;
+
+/* One unit for this cycle, or 0 if all are granted. */
+static inline int mf_grant_take(mf_grant_port_t *g, uint64_t now)
+{
+    if (g->cycle != now + 1) { /* +1: cycle 0 is not "already counted" */
+        g->cycle = now + 1;
+        g->used = 0;
+    }
+    if (g->used >= g->units) {
+        g->denied++;
+        return 0;
+    }
+    g->used++;
+    return 1;
+}
+
+#endif

@@ -59,10 +59,14 @@ awk -v top="$1" -v bytes="$2" '
             C = carry[k]; M = mux[k]
         }
         printf "# synth_xilinx -family xcup: %s, %d-byte (%d-bit) datapath\n", top, bytes, 8 * bytes
-        printf "%-8s %9s\n", "resource", "count"
-        printf "%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n%-8s %9d\n",
-               "LUT", L, "FF", F, "DSP", D, "BRAM", B, "URAM", U, "LUTRAM", R, "CARRY", C,
-               "MUXF7-9", M
+        # 001 Table 3, Direct design: the whole switch (router, DMA,
+        # transceivers, FIFOs, CCM, 6 CGRs with 144 64-bit AgLUs), Vivado
+        # on the U280; for scale only (doc/rtl.md)
+        printf "%-8s %9s %14s\n", "resource", "count", "001 Table 3"
+        printf "%-8s %9d %14d\n%-8s %9d %14d\n%-8s %9d %14d\n%-8s %9d %14d\n",
+               "LUT", L, 401852, "FF", F, 448117, "DSP", D, 1441, "BRAM", B, 454
+        printf "%-8s %9d %14s\n%-8s %9d %14s\n%-8s %9d %14s\n%-8s %9d %14s\n",
+               "URAM", U, "-", "LUTRAM", R, "-", "CARRY", C, "-", "MUXF7-9", M, "-"
         printf "# per module instance (LUT FF DSP CARRY MUXF), instances\n"
         for (i = 1; i <= nmods; i++) {
             k = order[i]

@@ -1,0 +1,177 @@
+/*
+ * Streaming Allgather on the torus (issue 18; beyond 001 Table 1): one
+ * bidirectional ring per dimension, all three at once.
+ *
+ * Rank order is x fastest (a rank is its switch, ccm_stree_fits), so after
+ * the X phase a switch holds its X row, after Y its XY plane, each one
+ * contiguous range of the result.  In the phase of dimension d a switch's
+ * unit is what it holds so far; it sends its unit both ways around its
+ * d-ring; a unit travels up to h+ = D/2 hops in the plus direction and
+ * h- = (D-1)/2 in the minus direction, so every unit of the ring arrives
+ * exactly once.  Each hop is its own stream (tag by phase, side and
+ * distance): a CCM copy writes the unit to the host and forwards it one
+ * switch further, as it arrives.  The unit of the next phase is the L2
+ * switch's concatenation, in rank order, of this phase's units (own and
+ * received) -- also as they arrive, so the phases overlap: the X, Y and Z
+ * links all carry data at once, and the node's DMA write is the bound, not
+ * one link.  The pieces a concatenation cannot take yet are parked in
+ * switch memory (park_mib, as a gather's parent does: ccm_tree.c), so a
+ * unit is never held up by the order of the pieces before it.
+ *
+ * Every stream's producer is one hop upstream of it in its own ring, or an
+ * earlier phase on the same switch: no cycle of waits, so no deadlock
+ * whatever the windows.  Latency: the sum of the rings' radii in hops.
+ */
+#include "hw/ccm_build.h"
+#include "net/topo.h"
+
+#define NTAGS 32 /* the 5-bit tag field */
+
+typedef struct {
+    int D[3];          /* ring sizes */
+    int c[3];          /* this switch's coordinates */
+    int tag0[3];       /* first tag of each phase */
+    uint64_t stride[3]; /* bytes between neighbours along d: n * D0 * .. * D(d-1) */
+} dring_t;
+
+static int hplus(int D) { return D / 2; }
+static int hminus(int D) { return (D - 1) / 2; }
+
+/* Tag of the stream that carries, on its k-th hop, the unit of the switch
+ * k away on the minus side (plus direction) or on the plus side. */
+static int hop_tag(const dring_t *g, int d, int plus, int k)
+{
+    return g->tag0[d] + (plus ? 0 : hplus(g->D[d])) + k - 1;
+}
+
+static void dring_of(const bld_t *b, dring_t *g)
+{
+    const mf_topo_t *t = ccm_topo(b);
+    int tag = 0;
+    uint64_t s = b->n;
+    mf_torus_coord(t, b->r, g->c);
+    for (int d = 0; d < 3; d++) {
+        g->D[d] = t->dims[d];
+        g->tag0[d] = tag;
+        g->stride[d] = s;
+        tag += g->D[d] - 1;
+        s *= (uint64_t)g->D[d];
+    }
+}
+
+int ccm_dring_fits(const bld_t *b)
+{
+    if (!b->c->eng || !ccm_stree_fits(b))
+        return 0;
+    const mf_topo_t *t = ccm_topo(b);
+    for (int d = 0; d < 3; d++)
+        if (t->dims[d] > MF_FLOW_MAXIN) /* a concatenation's inputs */
+            return 0;
+    return t->dims[0] - 1 + t->dims[1] - 1 + t->dims[2] - 1 <= NTAGS;
+}
+
+/* Host offset of the phase-d unit of the switch at coordinates c:
+ * coordinates below d are zero (the unit spans them). */
+static uint64_t unit_base(const dring_t *g, const int c[3], int d)
+{
+    uint64_t off = 0;
+    for (int e = d; e < 3; e++)
+        off += (uint64_t)c[e] * g->stride[e];
+    return off;
+}
+
+/* Coordinate along d of the switch k hops away on side `plus`. */
+static int along(const dring_t *g, int d, int plus, int k)
+{
+    int D = g->D[d];
+    return ((g->c[d] + (plus ? k : -k)) % D + D) % D;
+}
+
+/* Does any phase after d move data (a ring of more than one switch)? */
+static int later_phase(const dring_t *g, int d)
+{
+    for (int e = d + 1; e < 3; e++)
+        if (g->D[e] > 1)
+            return 1;
+    return 0;
+}
+
+/* An internal stream of [0, len) of flow f whose bytes the next phase's
+ * concatenation may not take for a while: parked in switch memory. */
+static int parked_piece(bld_t *b, int f, uint64_t len, uint64_t park_share)
+{
+    int s = ccm_to_stream(b, f, 0, len);
+    if (!b->fail)
+        b->c->st[s].extra_win = park_share;
+    return s;
+}
+
+/* The received units of phase d, one flow each, by position along d (the
+ * own position: -1).  Each is written to the host and forwarded one hop. */
+static void receive_units(bld_t *b, const dring_t *g, int d, int *flow_at)
+{
+    int D = g->D[d];
+    uint64_t unit = g->stride[d];
+    for (int side = 0; side < 2; side++) {
+        int plus = side == 0, h = plus ? hplus(D) : hminus(D);
+        for (int k = 1; k <= h; k++) {
+            int src[3] = {g->c[0], g->c[1], g->c[2]}, next[3] = {g->c[0], g->c[1], g->c[2]};
+            src[d] = along(g, d, !plus, k); /* a unit moving plus comes from the minus side */
+            next[d] = along(g, d, plus, 1);
+            int f = ccm_copy_of(b, ccm_net_in(b, hop_tag(g, d, plus, k), unit));
+            ccm_to_host(b, f, 0, unit, unit_base(g, src, d));
+            if (k < h)
+                ccm_to_net(b, f, 0, unit, (uint16_t)mf_torus_switch(ccm_topo(b), next),
+                           hop_tag(g, d, plus, k + 1));
+            flow_at[src[d]] = f;
+        }
+    }
+}
+
+/* Send the own unit (flow `own`) one hop both ways around the d-ring. */
+static void send_unit(bld_t *b, const dring_t *g, int d, int own)
+{
+    for (int side = 0; side < 2; side++) {
+        int plus = side == 0;
+        if (!(plus ? hplus(g->D[d]) : hminus(g->D[d])))
+            continue;
+        int c[3] = {g->c[0], g->c[1], g->c[2]};
+        c[d] = along(g, d, plus, 1);
+        ccm_to_net(b, own, 0, g->stride[d], (uint16_t)mf_torus_switch(ccm_topo(b), c),
+                   hop_tag(g, d, plus, 1));
+    }
+}
+
+/* One phase: returns the flow holding the next phase's own unit. */
+static int phase(bld_t *b, const dring_t *g, int d, int own, uint64_t park_share)
+{
+    int D = g->D[d], flow_at[D];
+    if (D == 1)
+        return own;
+    send_unit(b, g, d, own);
+    flow_at[g->c[d]] = own;
+    receive_units(b, g, d, flow_at);
+    if (!later_phase(g, d) || b->fail)
+        return -1;
+    int in[D];
+    for (int j = 0; j < D; j++)
+        in[j] = parked_piece(b, flow_at[j], g->stride[d], park_share);
+    return ccm_flow(b, MF_FLOW_CONCAT, g->stride[d] * (uint64_t)D, D, in);
+}
+
+void ccm_allgather_dring(bld_t *b)
+{
+    dring_t g;
+    dring_of(b, &g);
+    uint64_t park = (uint64_t)b->c->eng->ccm->cfg->p->park_mib << 20;
+    uint64_t total = b->n * (uint64_t)b->P;
+    int own = ccm_copy_of(b, ccm_host_src(b, 0, b->n));
+    ccm_to_host(b, own, 0, b->n, (uint64_t)b->r * b->n);
+    for (int d = 0; d < 3 && own >= 0 && !b->fail; d++) {
+        /* each piece may park whole while the switch parks at most
+         * park_mib in all (the pieces of every phase add up to < total) */
+        uint64_t piece = g.stride[d];
+        uint64_t share = total <= park ? piece : (uint64_t)((double)piece * park / total);
+        own = phase(b, &g, d, own, share);
+    }
+}

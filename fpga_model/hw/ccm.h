@@ -16,9 +16,7 @@ struct mf_switch;
 
 /* The CCM of one switch: its ports. */
 typedef struct mf_ccm {
-    const mf_hw_cfg_t *cfg;
-    const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
-    int nranks;                  /* engines from here on are aggregation engines */
+    /* what every flow step reads, together at the start */
     struct mf_engine *engines;   /* every engine, by global rank: partners' progress
                                   * (credits) and parent aggregation engines */
     mf_stream_pool_t *streams;
@@ -26,11 +24,18 @@ typedef struct mf_ccm {
     mf_combine_fn reduce;        /* the CGR's reduction */
     mf_combine_fn serialise;     /* the L2 switch's serialisation */
     mf_emit_port_t emit;         /* the L2 switch's output side */
+    uint32_t datapath_bytes, pkt_bytes, phit_bytes; /* copies of cfg's */
+    uint32_t window;             /* end-to-end credit window: one input FIFO */
+    uint32_t reduce_cycles;      /* AgLU latency */
+    uint32_t copy_cycles;        /* collector / L2 latency */
+    mf_progress_port_t progress;
+    mf_wake_port_t wake;
     mf_call_port_t read;         /* the DMA's reads of a send buffer */
     mf_pool_t *pkts;
-    mf_wake_port_t wake;
     mf_fault_port_t fault;
-    mf_progress_port_t progress;
+    const mf_hw_cfg_t *cfg;
+    const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
+    int nranks;                  /* engines from here on are aggregation engines */
     size_t *pending;             /* calls posted whose host has not been signalled */
     int nactive;                 /* calls running on this switch */
 } mf_ccm_t;

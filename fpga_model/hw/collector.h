@@ -11,11 +11,11 @@
 #include "hw/ports.h"
 
 typedef struct {
-    mf_pq_t parked[MF_MAX_CTX];  /* packets that came before their call */
     mf_coll_t *const *cur;       /* the engine's running call per context (the CCM's) */
     mf_stream_pool_t *streams;
     mf_pool_t *pkts;
     uint32_t cycles;             /* collector latency */
+    mf_pq_t parked[MF_MAX_CTX];  /* packets that came before their call */
 } mf_collector_t;
 
 void mf_collector_accept(mf_collector_t *col, mf_pkt_t *k, uint64_t now);

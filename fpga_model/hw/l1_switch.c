@@ -11,7 +11,7 @@ void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
 {
     mf_outport_t *o = &l->out[port];
     k->in_vc = k->out_vc;
-    uint64_t head = mf_link_send(&o->link, k, now + l->stage, l->cfg->phit_bytes);
+    uint64_t head = mf_link_send(&o->link, k, now + l->stage, l->phit_bytes);
     mf_inport_t *in = &o->peer->in[o->peer_port];
     if (head < in->next_head)
         in->next_head = head;
@@ -31,8 +31,7 @@ static int is_collective(const mf_pkt_t *k)
 static uint64_t *eject_lane(mf_l1_t *l, const mf_pkt_t *k)
 {
     int slot = l->eject[k->h.dest].slot, lanes = l->nports + 1;
-    int lane = l->cfg->p->eject_per_port && is_collective(k) && k->in_port >= 0 ? k->in_port + 1
-                                                                                : 0;
+    int lane = l->eject_per_port && is_collective(k) && k->in_port >= 0 ? k->in_port + 1 : 0;
     return &l->eject_free_fx[slot * lanes + lane];
 }
 
@@ -42,7 +41,7 @@ void mf_l1_eject(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
     uint64_t *free_fx = eject_lane(l, k);
     uint64_t start = *free_fx > mf_fx(now) ? *free_fx : mf_fx(now);
     *free_fx = start + (uint64_t)(k->nphits ? k->nphits : 1) * MF_FX_ONE /
-                           l->cfg->p->datapath_phits_per_cycle;
+                           l->phits_per_cycle;
     if (k->tail_fx < *free_fx)
         k->tail_fx = *free_fx;
     if (is_collective(k))

@@ -48,6 +48,9 @@ typedef struct mf_l1 {
     int id;
     unsigned vcs;          /* VCs per port */
     uint32_t stage;        /* router pipeline stage, cycles */
+    uint32_t phit_bytes;
+    uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
+    int eject_per_port;    /* collective packets: one eject lane per input port */
     int nports;            /* network ports */
     int nengines;          /* host slots */
     /* looked at every cycle, kept apart from the bulky port structs: */

@@ -49,15 +49,14 @@ int mf_l2_queue(mf_l2_t *l2, uint16_t dest)
 
 void mf_l2_emit(mf_l2_t *l2, mf_pkt_t *k, uint64_t now)
 {
-    k->tail_fx = mf_fx(now) + (uint64_t)k->nphits * MF_FX_ONE /
-                                  l2->cfg->p->datapath_phits_per_cycle;
+    k->tail_fx = mf_fx(now) + (uint64_t)k->nphits * MF_FX_ONE / l2->phits_per_cycle;
     if (mf_topo_engine_switch(l2->topo, l2->nranks, k->h.dest) == l2->id) {
         mf_pkt_put(&l2->collector[k->h.dest], k, now); /* local loopback */
         return;
     }
     k->in_port = MF_PORT_NONE;
     mf_route(&l2->route, k);
-    k->ready = now + l2->cfg->stage; /* L2 traversal */
+    k->ready = now + l2->stage; /* L2 traversal */
     mf_pq_push(&l2->out[k->out_port], k);
     *l2->out_held |= 1u << k->out_port;
     mf_wake(&l2->wake, k->ready);

@@ -14,7 +14,8 @@
 
 typedef struct {
     int id;                       /* the switch */
-    const mf_hw_cfg_t *cfg;
+    uint32_t stage;               /* L2 traversal, cycles */
+    uint32_t phits_per_cycle;     /* datapath phits per cycle */
     const mf_topo_t *topo;
     int nranks;
     mf_pq_t *out;                 /* output queue per switch output port */

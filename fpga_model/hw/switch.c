@@ -13,11 +13,6 @@
 #include "hw/switch.h"
 #include "net/network.h"
 
-void mf_switch_wake(mf_switch_t *s, uint64_t cycle)
-{
-    mf_sim_wake(&s->net->sim, &s->mod, cycle);
-}
-
 static void consume(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;
@@ -64,6 +59,9 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     l->id = s->id;
     l->vcs = n->p.vcs;
     l->stage = n->stage;
+    l->phit_bytes = n->phit_bytes;
+    l->phits_per_cycle = n->p.datapath_phits_per_cycle;
+    l->eject_per_port = n->p.eject_per_port;
     l->nports = n->topo->max_ports;
     l->next_rx = MF_NEVER;
     l->eject = n->eject;
@@ -82,7 +80,8 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
 
 static void init_l2(mf_net_t *n, mf_switch_t *s)
 {
-    s->l2 = (mf_l2_t){.id = s->id, .cfg = &n->cfg, .topo = n->topo, .nranks = n->nranks,
+    s->l2 = (mf_l2_t){.id = s->id, .stage = n->stage,
+                      .phits_per_cycle = n->p.datapath_phits_per_cycle, .topo = n->topo, .nranks = n->nranks,
                       .out = s->l1.l2_out, .out_held = &s->l1.l2_held,
                       .route = {l1_route, &s->l1}, .collector = n->col_in,
                       .wake = {&n->sim, &s->mod}};
@@ -95,6 +94,9 @@ static void init_ccm(mf_net_t *n, mf_switch_t *s)
         .streams = &s->streams, .grant = &s->cgr,
         .reduce = mf_cgr_reduce, .serialise = mf_l2_serialise,
         .emit = {s->l1.l2_out, l2_queue_of, l2_emit, &s->l2},
+        .datapath_bytes = n->datapath_bytes, .pkt_bytes = n->pkt_bytes,
+        .phit_bytes = n->phit_bytes, .window = n->p.input_fifo_bytes,
+        .reduce_cycles = n->p.aglu_latency_cycles, .copy_cycles = n->p.collector_cycles,
         .read = {dma_read, &s->dma},
         .pkts = &n->pool, .wake = {&n->sim, &s->mod},
         .fault = {&n->failed, n->err, sizeof n->err},

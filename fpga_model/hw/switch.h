@@ -53,6 +53,9 @@ typedef struct mf_switch {
  * crosses switches: links, engines, collectors). */
 int mf_switch_init(struct mf_net *n, mf_switch_t *s, int id);
 void mf_switch_fini(mf_switch_t *s);
-void mf_switch_wake(mf_switch_t *s, uint64_t cycle);
+static inline void mf_switch_wake(mf_switch_t *s, uint64_t cycle)
+{
+    mf_wake(&s->l1.wake, cycle); /* the switch's module */
+}
 
 #endif

@@ -31,7 +31,8 @@ typedef struct {
     int D[3];          /* ring sizes */
     int c[3];          /* this switch's coordinates */
     int tag0[3];       /* first tag of each phase */
-    uint64_t stride[3]; /* bytes between neighbours along d: n * D0 * .. * D(d-1) */
+    int S[3];          /* ranks between neighbours along d: D0 * .. * D(d-1) */
+    uint64_t stride[3]; /* bytes between them (allgather): n * S[d] */
 } dring_t;
 
 static int hplus(int D) { return D / 2; }
@@ -47,15 +48,15 @@ static int hop_tag(const dring_t *g, int d, int plus, int k)
 static void dring_of(const bld_t *b, dring_t *g)
 {
     const mf_topo_t *t = ccm_topo(b);
-    int tag = 0;
-    uint64_t s = b->n;
+    int tag = 0, s = 1;
     mf_torus_coord(t, b->r, g->c);
     for (int d = 0; d < 3; d++) {
         g->D[d] = t->dims[d];
         g->tag0[d] = tag;
-        g->stride[d] = s;
+        g->S[d] = s;
+        g->stride[d] = b->n * (uint64_t)s;
         tag += g->D[d] - 1;
-        s *= (uint64_t)g->D[d];
+        s *= g->D[d];
     }
 }
 
@@ -96,11 +97,11 @@ static int later_phase(const dring_t *g, int d)
     return 0;
 }
 
-/* An internal stream of [0, len) of flow f whose bytes the next phase's
- * concatenation may not take for a while: parked in switch memory. */
-static int parked_piece(bld_t *b, int f, uint64_t len, uint64_t park_share)
+/* An internal stream of [off, off+len) of flow f whose bytes its reader
+ * may not take for a while: parked in switch memory. */
+static int parked_piece(bld_t *b, int f, uint64_t off, uint64_t len, uint64_t park_share)
 {
-    int s = ccm_to_stream(b, f, 0, len);
+    int s = ccm_to_stream(b, f, off, len);
     if (!b->fail)
         b->c->st[s].extra_win = park_share;
     return s;
@@ -126,6 +127,14 @@ static void receive_units(bld_t *b, const dring_t *g, int d, int *flow_at)
             flow_at[src[d]] = f;
         }
     }
+}
+
+/* The switch k hops from this one along d, on the plus side or not. */
+static uint16_t switch_along(const bld_t *b, const dring_t *g, int d, int plus, int k)
+{
+    int c[3] = {g->c[0], g->c[1], g->c[2]};
+    c[d] = along(g, d, plus, k);
+    return (uint16_t)mf_torus_switch(ccm_topo(b), c);
 }
 
 /* Send the own unit (flow `own`) one hop both ways around the d-ring. */
@@ -155,7 +164,7 @@ static int phase(bld_t *b, const dring_t *g, int d, int own, uint64_t park_share
         return -1;
     int in[D];
     for (int j = 0; j < D; j++)
-        in[j] = parked_piece(b, flow_at[j], g->stride[d], park_share);
+        in[j] = parked_piece(b, flow_at[j], 0, g->stride[d], park_share);
     return ccm_flow(b, MF_FLOW_CONCAT, g->stride[d] * (uint64_t)D, D, in);
 }
 
@@ -174,4 +183,111 @@ void ccm_allgather_dring(bld_t *b)
         uint64_t share = total <= park ? piece : (uint64_t)((double)piece * park / total);
         own = phase(b, &g, d, own, share);
     }
+}
+
+/*
+ * Reduce_scatter, the reverse: Z first, then Y, then X.  In the phase of
+ * dimension d a switch's unit is the part of the vector that its later
+ * phases still split (all of it for the first; after Z its plane's blocks,
+ * after Y its row's), cut into D chunks by the coordinate along d.  The
+ * chunk of position j is reduced on its way to j along both halves of the
+ * ring: the switch h+ hops before j (h- hops after it) sends its own chunk
+ * one hop towards j, every switch on the way reduces it with its own chunk
+ * and passes it on, and j reduces the two sums with its own chunk.  That
+ * reduction, streaming, is j's unit of the next phase; after X, its block.
+ * The first phase reads each chunk from the host as its own stream, so the
+ * DMA serves them all at once (round robin) and every chain runs from the
+ * start; a later phase's chunks are parked in switch memory until their
+ * reduction takes them, so no chunk waits for the ones before it.
+ */
+
+#define UNIT_IN_HOST -1 /* the first phase's unit: the send buffer */
+#define UNIT_EMPTY -2   /* this switch's part is empty */
+
+/* Tag of the partial sum that arrives `dist` hops before its target. */
+static int rs_tag(const dring_t *g, int d, int plus, int dist)
+{
+    return g->tag0[d] + (plus ? 0 : hplus(g->D[d])) + dist;
+}
+
+/* First rank of this switch's unit in the phase of d: the coordinates
+ * after d are its own, those up to d span the unit. */
+static int unit_first(const dring_t *g, int d)
+{
+    int r = 0;
+    for (int e = d + 1; e < 3; e++)
+        r += g->c[e] * g->S[e];
+    return r;
+}
+
+/* Chunk [lo, lo+len) of the unit `own` (a flow, or UNIT_IN_HOST at host
+ * offset ubase) as a stream of its own. */
+static int chunk_of(bld_t *b, int own, uint64_t ubase, uint64_t lo, uint64_t len,
+                    uint64_t share)
+{
+    return own == UNIT_IN_HOST ? ccm_host_src(b, ubase + lo, len)
+                               : parked_piece(b, own, lo, len, share);
+}
+
+/* The partial sum of chunk [lo, lo+len) of `own` (unit offset) towards
+ * the switch k hops on (1 <= k < D): reduced with what comes from behind,
+ * unless this switch starts the chain, and sent one hop on. */
+static void rs_pass_on(bld_t *b, const dring_t *g, int d, int own, uint64_t ubase,
+                       uint64_t lo, uint64_t len, int k, uint64_t share)
+{
+    int D = g->D[d], plus = k <= hplus(D), dist = plus ? k : D - k;
+    int h = plus ? hplus(D) : hminus(D);
+    int in[2] = {chunk_of(b, own, ubase, lo, len, share)}, f;
+    if (dist < h) {
+        in[1] = ccm_net_in(b, rs_tag(g, d, plus, dist), len);
+        f = ccm_flow(b, MF_FLOW_REDUCE, len, 2, in);
+    } else {
+        f = ccm_copy_of(b, in[0]);
+    }
+    ccm_to_net(b, f, 0, len, switch_along(b, g, d, plus, 1), rs_tag(g, d, plus, dist - 1));
+}
+
+/* One phase: the flow holding this switch's reduced chunk (the next
+ * phase's unit), or UNIT_EMPTY. */
+static int rs_phase(bld_t *b, const dring_t *g, int d, int own, uint64_t park, uint64_t total)
+{
+    int D = g->D[d], first = unit_first(g, d), res = UNIT_EMPTY;
+    if (D == 1)
+        return own;
+    uint64_t ubase = ccm_rs_disp(b, first);
+    for (int j = 0; j < D && !b->fail; j++) {
+        uint64_t lo = ccm_rs_disp(b, first + j * g->S[d]) - ubase;
+        uint64_t len = ccm_rs_disp(b, first + (j + 1) * g->S[d]) - ubase - lo;
+        uint64_t share = total <= park ? len : (uint64_t)((double)len * park / total);
+        int k = (j - g->c[d] + D) % D;
+        if (len == 0) /* every switch skips an empty chunk alike */
+            continue;
+        if (k) {
+            rs_pass_on(b, g, d, own, ubase, lo, len, k, share);
+            continue;
+        }
+        int in[3] = {chunk_of(b, own, ubase, lo, len, share)}, nin = 1;
+        in[nin++] = ccm_net_in(b, rs_tag(g, d, 1, 0), len);
+        if (hminus(D))
+            in[nin++] = ccm_net_in(b, rs_tag(g, d, 0, 0), len);
+        res = ccm_flow(b, MF_FLOW_REDUCE, len, nin, in);
+    }
+    return res;
+}
+
+void ccm_reduce_scatter_dring(bld_t *b)
+{
+    dring_t g;
+    dring_of(b, &g);
+    uint64_t park = (uint64_t)b->c->eng->ccm->cfg->p->park_mib << 20;
+    uint64_t total = ccm_rs_disp(b, b->P), mine = ccm_rs_disp(b, b->r + 1) - ccm_rs_disp(b, b->r);
+    int own = UNIT_IN_HOST;
+    for (int d = 2; d >= 0 && own != UNIT_EMPTY && !b->fail; d--)
+        own = rs_phase(b, &g, d, own, park, total);
+    if (own == UNIT_IN_HOST) /* every ring of one switch (ccm_dring_fits: P >= 2) */
+        own = ccm_copy_of(b, ccm_host_src(b, 0, total));
+    if (own == UNIT_EMPTY || !mine)
+        ccm_to_host(b, ccm_empty(b), 0, 0, 0);
+    else
+        ccm_to_host(b, own, 0, mine, 0);
 }

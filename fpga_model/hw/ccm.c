@@ -13,7 +13,7 @@
 
 /* A fat-tree aggregation engine has no host: no doorbell, no PCIe, no
  * completion to report (001 sec. 4.4). */
-static int is_agg(const mf_engine_t *e) { return e->grank >= e->ccm->nranks; }
+static int is_agg(const mf_engine_t *e) { return e->grank >= e->ccm->cfg->nranks; }
 static uint32_t host_delay(const mf_engine_t *e)
 {
     return is_agg(e) ? 0 : e->ccm->cfg->host_o;
@@ -71,7 +71,7 @@ static void signal_host(mf_ccm_t *m, mf_coll_t *c)
         if (c->status.code && !*m->fault.failed) {
             char msg[200];
             snprintf(msg, sizeof msg, "aggregation engine of switch %d: %.150s",
-                     c->eng->grank - m->nranks, c->status.err);
+                     c->eng->grank - m->cfg->nranks, c->status.err);
             mf_fault(&m->fault, msg);
         }
         return;

@@ -24,18 +24,13 @@ typedef struct mf_ccm {
     mf_combine_fn reduce;        /* the CGR's reduction */
     mf_combine_fn serialise;     /* the L2 switch's serialisation */
     mf_emit_port_t emit;         /* the L2 switch's output side */
-    uint32_t datapath_bytes, pkt_bytes, phit_bytes; /* copies of cfg's */
-    uint32_t window;             /* end-to-end credit window: one input FIFO */
-    uint32_t reduce_cycles;      /* AgLU latency */
-    uint32_t copy_cycles;        /* collector / L2 latency */
+    const mf_hw_cfg_t *cfg;
     mf_progress_port_t progress;
     mf_wake_port_t wake;
     mf_call_port_t read;         /* the DMA's reads of a send buffer */
     mf_pool_t *pkts;
     mf_fault_port_t fault;
-    const mf_hw_cfg_t *cfg;
     const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
-    int nranks;                  /* engines from here on are aggregation engines */
     size_t *pending;             /* calls posted whose host has not been signalled */
     int nactive;                 /* calls running on this switch */
 } mf_ccm_t;

@@ -67,7 +67,7 @@ static void ranks_below(const mf_topo_t *t, int sw, int *first, int *count)
 static int engine_at(const mf_ccm_t *n, int sw)
 {
     if (n->topo->sw_level[sw])
-        return n->nranks + sw;
+        return n->cfg->nranks + sw;
     int first, count;
     ranks_below(n->topo, sw, &first, &count);
     return first;
@@ -108,10 +108,10 @@ static void node_of(const bld_t *b, node_t *d)
     const mf_ccm_t *n = ccm_of(b);
     const mf_topo_t *t = n->topo;
     int self = b->c->eng->grank;
-    *d = (node_t){.self = self, .has_host = self < n->nranks,
+    *d = (node_t){.self = self, .has_host = self < n->cfg->nranks,
                   .root = engine_at(n, t->levels > 1 ? mf_fattree_agg_root(t) : 0)};
     if (!d->has_host) {
-        switch_node(n, self - n->nranks, d);
+        switch_node(n, self - n->cfg->nranks, d);
         return;
     }
     int leaf = t->node_sw[self / t->ppn], leader = engine_at(n, leaf);
@@ -130,7 +130,7 @@ static void node_of(const bld_t *b, node_t *d)
 static void configure_parent(bld_t *b, const node_t *d)
 {
     mf_ccm_t *n = b->c->eng->ccm;
-    if (d->parent < n->nranks)
+    if (d->parent < n->cfg->nranks)
         return;
     uint64_t at = b->c->start + n->cfg->link_lat;
     if (mf_ccm_post_agg(&n->engines[d->parent], b->c, at))

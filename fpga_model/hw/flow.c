@@ -89,7 +89,7 @@ int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c)
  * is anything to retire. */
 static void activate_sinks(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
 {
-    uint64_t horizon = f->pos + m->datapath_bytes;
+    uint64_t horizon = f->pos + m->cfg->datapath_bytes;
     if (f->next_off >= horizon)
         return;
     int *act = &c->sk_active[f->sink0];
@@ -169,10 +169,10 @@ static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_ccm_t 
 static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k,
                                                           uint64_t now)
 {
-    uint64_t win = m->window;
+    uint64_t win = m->cfg->window;
     switch (k->kind) {
     case MF_SINK_HOST:
-        return mf_host_write_budget(c->eng->dma, now);
+        return mf_host_write_budget(c->host, now);
     case MF_SINK_NET: {
         /* the local L2 queue first: when it is full and no packet is open,
          * there is no room whatever the partner's credits (and they cost a
@@ -184,7 +184,7 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_
         win += k->extra_win;
         if (used >= win)
             return 0;
-        return l2_full ? m->pkt_bytes - k->pk->len : win - used;
+        return l2_full ? m->cfg->pkt_bytes - k->pk->len : win - used;
     }
     default: {
         const mf_stream_t *st = &c->st[k->stream];
@@ -227,13 +227,13 @@ static mf_pkt_t *new_packet(mf_ccm_t *m)
 
 static uint32_t flow_latency(const mf_ccm_t *m, const mf_flow_t *f)
 {
-    return f->kind == MF_FLOW_REDUCE ? m->reduce_cycles : m->copy_cycles;
+    return f->kind == MF_FLOW_REDUCE ? m->cfg->reduce_cycles : m->cfg->copy_cycles;
 }
 
 static void emit(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, mf_pkt_t *pk, int last,
                  uint64_t ready)
 {
-    unsigned pb = m->phit_bytes;
+    unsigned pb = m->cfg->phit_bytes;
     pk->h = (mf_net_hdr_t){.dest = k->dest, .ctx = c->req.hdr.ctx, .opcode = c->req.hdr.opcode,
                            .op = c->req.hdr.op, .dtype = c->req.hdr.dtype, .tag = k->tag,
                            .last = (uint8_t)last};
@@ -252,7 +252,7 @@ static void emit(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, mf_pkt_t *pk, int last
 static void net_flush(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, uint64_t ready)
 {
     mf_pkt_t *pk = k->pk;
-    unsigned pb = m->phit_bytes;
+    unsigned pb = m->cfg->phit_bytes;
     if (!pk)
         return;
     k->pk = NULL;
@@ -304,13 +304,13 @@ static int flush_starved(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t moved
  * rest fills (psize encodes 2^(k-1) phits), the last one possibly partial. */
 static size_t packet_target(const mf_ccm_t *m, const mf_sink_t *k, size_t have)
 {
-    uint64_t rest = k->len - k->done + have, phits = (rest + m->phit_bytes - 1) / m->phit_bytes;
-    if (rest >= m->pkt_bytes)
-        return m->pkt_bytes;
+    uint64_t rest = k->len - k->done + have, phits = (rest + m->cfg->phit_bytes - 1) / m->cfg->phit_bytes;
+    if (rest >= m->cfg->pkt_bytes)
+        return m->cfg->pkt_bytes;
     uint64_t p2 = 1;
     while (p2 * 2 <= phits)
         p2 *= 2;
-    return p2 * m->phit_bytes < rest ? p2 * m->phit_bytes : rest;
+    return p2 * m->cfg->phit_bytes < rest ? p2 * m->cfg->phit_bytes : rest;
 }
 
 /* src == NULL appends zeros: a packet of zeros only counts them (pk->zero). */
@@ -371,7 +371,7 @@ static void deliver(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf,
         const uint8_t *src = buf ? buf + (lo - pos) : NULL;
         size_t len = hi - lo;
         if (k->kind == MF_SINK_HOST) {
-            mf_host_write(c->eng->dma, c, k->host_off + (lo - k->off), src, len, now, ready);
+            mf_host_write(c->host, c, k->host_off + (lo - k->off), src, len, now, ready);
             k->done += len;
             c->host_sinks_left -= k->done == k->len;
         } else if (k->kind == MF_SINK_NET) {
@@ -450,7 +450,7 @@ static void finish_empty_sinks(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t
             mf_stream_close(&c->st[k->stream], ready);
             mf_wake(&m->wake, ready);
         } else {
-            mf_host_write(c->eng->dma, c, k->host_off, NULL, 0, now, ready);
+            mf_host_write(c->host, c, k->host_off, NULL, 0, now, ready);
             c->host_sinks_left--;
         }
         k->done = 1; /* handled (len 0) */
@@ -513,7 +513,7 @@ static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         return 0;
     uint64_t in_now = input_avail(c, f, now);
     uint64_t ready = now + flow_latency(m, f);
-    uint64_t avail = min_u64(in_now, m->datapath_bytes);
+    uint64_t avail = min_u64(in_now, m->cfg->datapath_bytes);
     avail = min_u64(avail, f->len - f->pos);
     activate_sinks(m, c, f);
     int blk = -1;

@@ -45,26 +45,26 @@ typedef struct {
 } mf_eject_port_t;
 
 typedef struct mf_l1 {
-    int id;
-    unsigned vcs;          /* VCs per port */
-    uint32_t stage;        /* router pipeline stage, cycles */
-    uint32_t phit_bytes;
-    uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
-    int eject_per_port;    /* collective packets: one eject lane per input port */
+    /* looked at every cycle, kept together (and, in mf_switch_t, in the
+     * cache line of the switch's module) apart from the bulky port structs */
+    uint64_t next_rx;      /* earliest in[].next_head */
     int nports;            /* network ports */
     int nengines;          /* host slots */
-    /* looked at every cycle, kept apart from the bulky port structs: */
-    uint64_t next_rx;      /* earliest in[].next_head */
-    uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */
+    unsigned vcs;          /* VCs per port */
+    uint32_t stage;        /* router pipeline stage, cycles */
     uint32_t l2_held;      /* bit port: l2_out[port] holds packets */
-    mf_pq_t l2_out[MF_MAX_NET_PORTS]; /* the L2 switch's output queue per port */
-    mf_inport_t in[MF_MAX_NET_PORTS];
-    mf_outport_t out[MF_MAX_NET_PORTS];
+    unsigned eject_waiting; /* packets in input VCs addressed to local engines */
+    uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */
     mf_pq_t **tx;          /* injection queue per host slot */
     const mf_eject_port_t *eject; /* by engine (global rank) */
     uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */
-    unsigned eject_waiting; /* packets in input VCs addressed to local engines */
-    const mf_hw_cfg_t *cfg;
+    int id;
+    uint32_t phit_bytes;
+    uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
+    int eject_per_port;    /* collective packets: one eject lane per input port */
+    mf_pq_t l2_out[MF_MAX_NET_PORTS]; /* the L2 switch's output queue per port */
+    mf_inport_t in[MF_MAX_NET_PORTS];
+    mf_outport_t out[MF_MAX_NET_PORTS];
     const mf_topo_t *topo;
     int nranks;
     mf_wake_port_t wake;

@@ -48,13 +48,18 @@
 
 struct mf_engine;
 
-/* ---- the figures every block reads (derived once by net/network.c) ------- */
+/* ---- the figures every block reads (derived once by net/network.c) -------
+ * One copy for the whole network: the hot paths of every switch read it, so
+ * it stays in cache (per-switch copies cost a cache line per switch). */
 
 typedef struct {
     const mf_params_t *p;
-    unsigned phit_bytes, pkt_bytes;
-    uint32_t datapath_bytes, dma_bytes;
+    uint32_t phit_bytes, pkt_bytes, datapath_bytes, dma_bytes;
     uint32_t stage, pcie, host_o, link_lat;
+    uint32_t window;        /* end-to-end credit window: one input FIFO's bytes */
+    uint32_t reduce_cycles; /* AgLU latency */
+    uint32_t copy_cycles;   /* collector / L2 latency */
+    int nranks;             /* engines from here on are fat-tree aggregation engines */
 } mf_hw_cfg_t;
 
 /* ---- wake port ------------------------------------------------------------ */
@@ -229,8 +234,8 @@ typedef struct {
 /* One collective call of one rank, as the switch executes it. */
 typedef struct mf_coll {
     struct mf_coll *next;
-    struct mf_engine *eng;
-    struct mf_host_port *host; /* its node's host port (DMA) */
+    struct mf_engine *eng;     /* the CCM engine running it (only the CCM looks inside) */
+    struct mf_host_port *host; /* its node's host port (DMA); NULL: aggregation engine */
     mf_coll_req_t req;
     uint32_t *counts;   /* owned copy of req.counts */
     uint64_t start;     /* cycle the processor header reached the switch */

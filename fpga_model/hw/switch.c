@@ -65,7 +65,6 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     l->nports = n->topo->max_ports;
     l->next_rx = MF_NEVER;
     l->eject = n->eject;
-    l->cfg = &n->cfg;
     l->topo = n->topo;
     l->nranks = n->nranks;
     l->wake = (mf_wake_port_t){&n->sim, &s->mod};
@@ -90,13 +89,10 @@ static void init_l2(mf_net_t *n, mf_switch_t *s)
 static void init_ccm(mf_net_t *n, mf_switch_t *s)
 {
     s->ccm = (mf_ccm_t){
-        .cfg = &n->cfg, .topo = n->topo, .nranks = n->nranks, .engines = n->eng,
+        .cfg = &n->cfg, .topo = n->topo, .engines = n->eng,
         .streams = &s->streams, .grant = &s->cgr,
         .reduce = mf_cgr_reduce, .serialise = mf_l2_serialise,
         .emit = {s->l1.l2_out, l2_queue_of, l2_emit, &s->l2},
-        .datapath_bytes = n->datapath_bytes, .pkt_bytes = n->pkt_bytes,
-        .phit_bytes = n->phit_bytes, .window = n->p.input_fifo_bytes,
-        .reduce_cycles = n->p.aglu_latency_cycles, .copy_cycles = n->p.collector_cycles,
         .read = {dma_read, &s->dma},
         .pkts = &n->pool, .wake = {&n->sim, &s->mod},
         .fault = {&n->failed, n->err, sizeof n->err},

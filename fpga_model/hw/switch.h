@@ -42,11 +42,12 @@ typedef struct mf_switch {
     mf_engine_t **eng;     /* by host slot */
     int eng_rr;            /* engine served first (fair time slots) */
     mf_engine_t *agg;      /* fat-tree aggregation engine (no host), or NULL */
-    mf_ccm_t ccm;
-    mf_l2_t l2;
+    /* the port data every cycle's calls touch, beside the CCM's ports */
     mf_dma_reader_t dma;
     mf_grant_port_t cgr;   /* CGR units granted this cycle */
     mf_stream_pool_t streams; /* collector buffering */
+    mf_ccm_t ccm;
+    mf_l2_t l2;
 } mf_switch_t;
 
 /* Instantiate switch id of n and wire its blocks (the network wires what

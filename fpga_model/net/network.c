@@ -43,7 +43,9 @@ static void derive(mf_net_t *n)
     n->cfg = (mf_hw_cfg_t){.p = &n->p, .phit_bytes = n->phit_bytes, .pkt_bytes = n->pkt_bytes,
                            .datapath_bytes = n->datapath_bytes, .dma_bytes = n->dma_bytes,
                            .stage = n->stage, .pcie = n->pcie, .host_o = n->host_o,
-                           .link_lat = n->link_lat};
+                           .link_lat = n->link_lat, .window = p->input_fifo_bytes,
+                           .reduce_cycles = p->aglu_latency_cycles,
+                           .copy_cycles = p->collector_cycles, .nranks = n->topo->nranks};
 }
 
 static int wire_links(mf_net_t *n)

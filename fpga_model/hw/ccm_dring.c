@@ -244,7 +244,10 @@ static void rs_pass_on(bld_t *b, const dring_t *g, int d, int own, uint64_t ubas
     } else {
         f = ccm_copy_of(b, in[0]);
     }
-    ccm_to_net(b, f, 0, len, switch_along(b, g, d, plus, 1), rs_tag(g, d, plus, dist - 1));
+    mf_sink_t *out = ccm_to_net(b, f, 0, len, switch_along(b, g, d, plus, 1),
+                                rs_tag(g, d, plus, dist - 1));
+    if (out) /* the next switch parks what its reduction cannot take yet */
+        out->extra_win = share;
 }
 
 /* One phase: the flow holding this switch's reduced chunk (the next
@@ -255,11 +258,15 @@ static int rs_phase(bld_t *b, const dring_t *g, int d, int own, uint64_t park, u
     if (D == 1)
         return own;
     uint64_t ubase = ccm_rs_disp(b, first);
-    for (int j = 0; j < D && !b->fail; j++) {
+    /* the chunks passed on first, the own one last: the DMA serves the
+     * host streams by index (dma.c), so the chains are fed at link rate
+     * while the own chunk's partial sums park, and it is read at the end */
+    for (int step = 1; step <= D && !b->fail; step++) {
+        int k = step % D, j = (g->c[d] + k) % D;
         uint64_t lo = ccm_rs_disp(b, first + j * g->S[d]) - ubase;
         uint64_t len = ccm_rs_disp(b, first + (j + 1) * g->S[d]) - ubase - lo;
-        uint64_t share = total <= park ? len : (uint64_t)((double)len * park / total);
-        int k = (j - g->c[d] + D) % D;
+        /* a chunk parks at most twice (its unit's piece, its partial sum) */
+        uint64_t share = 2 * total <= park ? len : (uint64_t)((double)len * park / (2 * total));
         if (len == 0) /* every switch skips an empty chunk alike */
             continue;
         if (k) {

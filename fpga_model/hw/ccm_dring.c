@@ -195,10 +195,11 @@ void ccm_allgather_dring(bld_t *b)
  * one hop towards j, every switch on the way reduces it with its own chunk
  * and passes it on, and j reduces the two sums with its own chunk.  That
  * reduction, streaming, is j's unit of the next phase; after X, its block.
- * The first phase reads each chunk from the host as its own stream, so the
- * DMA serves them all at once (round robin) and every chain runs from the
- * start; a later phase's chunks are parked in switch memory until their
- * reduction takes them, so no chunk waits for the ones before it.
+ * The first phase reads each chunk from the host as its own stream, so
+ * every chain runs from the start; a partial sum the next switch cannot
+ * reduce yet parks there, and a later phase's chunks park here until
+ * their reduction takes them, so no chunk waits for the ones before it
+ * (switch memory, park_mib).
  */
 
 #define UNIT_IN_HOST -1 /* the first phase's unit: the send buffer */

@@ -62,12 +62,12 @@ typedef struct mf_l1 {
     uint32_t phit_bytes;
     uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
     int eject_per_port;    /* collective packets: one eject lane per input port */
+    int nranks;
+    const mf_topo_t *topo;
+    mf_wake_port_t wake;
     mf_pq_t l2_out[MF_MAX_NET_PORTS]; /* the L2 switch's output queue per port */
     mf_inport_t in[MF_MAX_NET_PORTS];
     mf_outport_t out[MF_MAX_NET_PORTS];
-    const mf_topo_t *topo;
-    int nranks;
-    mf_wake_port_t wake;
 } mf_l1_t;
 
 /* Input VC in_vc = port * vcs + vc, the numbering of vc_held. */

@@ -10,8 +10,9 @@
  * over all sizes.  test/test_bounds runs a fast subset in `make check`.
  *
  *   make bench-bounds                       (the whole grid)
- *   ./bench/bounds_grid [-m MAX_BYTES] [TOPOLOGY:NODES ...]
+ *   ./bench/bounds_grid [-m MAX_BYTES] [-a paper|tree|auto] [TOPOLOGY:NODES ...]
  *       e.g. ./bench/bounds_grid -m 65536 torus:64 fattree:8:16
+ *   -a: the switches' algorithms (mpifpga-sim --algorithm; default paper).
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,7 +60,7 @@ static void split(const char *arg, char *topo, size_t len, int *nodes)
 }
 
 static int run_topology(const mf_params_t *p, const mf_host_params_t *h, const char *arg,
-                        uint64_t max, double *worst)
+                        uint64_t max, mf_algo_mode_t mode, double *worst)
 {
     char topo[64], err[256];
     int P;
@@ -85,7 +86,7 @@ static int run_topology(const mf_params_t *p, const mf_host_params_t *h, const c
         clock_t t0 = clock();
         for (uint64_t b = 4; b <= max; b *= 4) {
             mf_coll_spec_t c = {.opc = colls[k], .op = MF_OP_SUM, .dtype = MF_DT_UINT8,
-                                .root = 0, .bytes = b};
+                                .root = 0, .bytes = b, .algo = mode};
             if (colls[k] == MF_OPC_REDUCE_SCATTER) {
                 mf_osu_rs_counts(b, P, 1, e);
                 for (int i = 0; i < P; i++)
@@ -130,10 +131,16 @@ int main(int argc, char **argv)
                                      "torus:64",     "torus:128",       "fattree:8:16",
                                      "fattree:16:128"};
     uint64_t max = 4u << 20;
+    mf_algo_mode_t mode = MF_ALGO_PAPER;
     int first = 1;
-    if (argc > 2 && !strcmp(argv[1], "-m")) {
-        max = strtoull(argv[2], NULL, 0);
-        first = 3;
+    while (first + 1 < argc && (!strcmp(argv[first], "-m") || !strcmp(argv[first], "-a"))) {
+        if (argv[first][1] == 'm') {
+            max = strtoull(argv[first + 1], NULL, 0);
+        } else if (mf_algo_mode_parse(argv[first + 1], &mode)) {
+            fprintf(stderr, "bounds_grid: -a '%s': expected paper, tree or auto\n", argv[first + 1]);
+            return 2;
+        }
+        first += 2;
     }
     mf_params_t p;
     mf_host_params_t h;
@@ -146,7 +153,7 @@ int main(int argc, char **argv)
     double worst[2] = {1e9, 1e9};
     int ntopo = first < argc ? argc - first : 5;
     for (int i = 0; i < ntopo; i++)
-        if (run_topology(&p, &h, first < argc ? argv[first + i] : defaults[i], max, worst))
+        if (run_topology(&p, &h, first < argc ? argv[first + i] : defaults[i], max, mode, worst))
             return 1;
     printf("# worst modeled / bound: offload %.3f, baseline %.3f (%s)\n", worst[0], worst[1],
            worst[0] >= 1 && worst[1] >= 1 ? "no point below its bound" : "BELOW THE BOUND");

@@ -181,7 +181,7 @@ int main(void)
     grid("torus", 27, 1, tiny, 2);
     grid("fattree:8", 16, 1, tiny, 2);
     grid("torus", 4, 2, tiny, 2);
-    algo = MF_ALGO_TREE; /* the streaming trees (fpga_model/hw/ccm_stree.c) */
+    algo = MF_ALGO_TREE; /* the streaming trees (fpga_model/hw/ccm_stree.c, ccm_dring.c) */
     static const uint64_t tree_sizes[] = {8, 4096, 65536, 1 << 20};
     grid("torus", 8, 1, tree_sizes, 4);
     grid("torus", 27, 1, tiny, 2);

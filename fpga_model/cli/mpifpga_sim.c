@@ -69,7 +69,8 @@ static void usage(FILE *f)
             "       (cprod: float or double lanes taken as (re, im) pairs)\n"
             "patterns: uniform transpose bitcomp neighbor tornado\n"
             "algorithms: paper (001 Table 1, MPICH's selection; the default), tree (streaming\n"
-            "            trees for bcast, reduce, allreduce on a whole torus, one rank per node),\n"
+            "            trees for bcast, reduce, allreduce, rings in every dimension at once\n"
+            "            for allgather, reduce_scatter, on a whole torus, one rank per node),\n"
             "            auto (the trees, except allreduce up to 2 KiB); on a fat tree the leaf\n"
             "            and spine switches aggregate bcast, reduce, allreduce, allgather of the\n"
             "            whole machine in every mode (001 sec. 4.4)\n");

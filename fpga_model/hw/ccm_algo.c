@@ -46,11 +46,16 @@ static int stree(bld_t *b, mf_proc_hdr_t *h)
 {
     if (mf_alg_tree(h->opcode) < 0 || h->alg != (unsigned)mf_alg_tree(h->opcode))
         return 0;
-    if (!ccm_stree_fits(b)) {
+    int rings = h->opcode == MF_OPC_ALLGATHER || h->opcode == MF_OPC_REDUCE_SCATTER;
+    if (!(rings ? ccm_dring_fits(b) : ccm_stree_fits(b))) {
         h->alg = (uint8_t)mf_coll_alg((mf_opcode_t)h->opcode, (unsigned)b->P, b->n, b->n / b->es);
         return 0;
     }
-    if (h->opcode == MF_OPC_BCAST)
+    if (h->opcode == MF_OPC_ALLGATHER)
+        ccm_allgather_dring(b);
+    else if (h->opcode == MF_OPC_REDUCE_SCATTER)
+        ccm_reduce_scatter_dring(b);
+    else if (h->opcode == MF_OPC_BCAST)
         ccm_bcast_stree(b);
     else if (h->opcode == MF_OPC_REDUCE)
         ccm_reduce_stree(b);

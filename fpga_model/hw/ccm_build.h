@@ -14,6 +14,8 @@
  *   ccm_scan.c   prefix reductions (scan, exscan)
  *   ccm_alltoall.c  personalized exchange (alltoall)
  *   ccm_stree.c  streaming trees on the torus (bcast, reduce, allreduce)
+ *   ccm_dring.c  streaming allgather and reduce_scatter on the torus:
+ *                rings in every dimension at once
  *   ccm_ftree.c  aggregation in the fat tree's switches (bcast, reduce,
  *                allreduce, allgather)
  *   ccm_algo.c   dispatch by opcode and algorithm, mf_ccm_build
@@ -121,6 +123,9 @@ int ccm_stree_fits(const bld_t *b);          /* ccm_stree.c: streaming trees */
 void ccm_bcast_stree(bld_t *b);
 void ccm_reduce_stree(bld_t *b);
 void ccm_allreduce_stree(bld_t *b);
+int ccm_dring_fits(const bld_t *b);          /* ccm_dring.c: streaming allgather */
+void ccm_allgather_dring(bld_t *b);
+void ccm_reduce_scatter_dring(bld_t *b);
 int ccm_ftree_fits(const bld_t *b);          /* ccm_ftree.c: fat-tree aggregation */
 void ccm_ftree(bld_t *b);
 void ccm_scan(bld_t *b, int exclusive);      /* ccm_scan.c: Scan, Exscan */

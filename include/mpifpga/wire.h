@@ -87,14 +87,16 @@ typedef enum {
 /* reduce_scatter always uses recursive halving; it is coded MF_ALG_RABENSEIFNER */
 
 /* Streaming trees (beyond 001 Table 1, fpga_model/hw/ccm_stree.c): one
- * pipelined tree over the torus links for Bcast, Reduce and Allreduce,
- * coded with a value the opcode leaves unused -- 2 for Bcast, 3 for Reduce
- * and Allreduce.  -1: the opcode has none. */
+ * pipelined tree over the torus links for Bcast, Reduce and Allreduce;
+ * for Allgather and Reduce_scatter, pipelined rings in every dimension at
+ * once (ccm_dring.c).  Coded with a value the opcode leaves unused -- 2 for
+ * Bcast and Allgather, 3 for Reduce, Allreduce and Reduce_scatter.  -1:
+ * the opcode has none. */
 static inline int mf_alg_tree(unsigned opc)
 {
-    if (opc == MF_OPC_BCAST)
+    if (opc == MF_OPC_BCAST || opc == MF_OPC_ALLGATHER)
         return MF_ALG_RABENSEIFNER;
-    if (opc == MF_OPC_REDUCE || opc == MF_OPC_ALLREDUCE)
+    if (opc == MF_OPC_REDUCE || opc == MF_OPC_ALLREDUCE || opc == MF_OPC_REDUCE_SCATTER)
         return MF_ALG_RING;
     return -1;
 }

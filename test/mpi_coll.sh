@@ -33,8 +33,11 @@ withenv "MPIFPGA_ALGORITHM=tree MPIFPGA_MODELED_TIME=cpu MPIFPGA_REPORT=$tmp/tre
 report_ok "tree run: bcast, reduce, allreduce, allgather offloaded (types MPICH must run fall back)" \
     "$tmp/tree.json" 'bcast.offloaded>250' 'allreduce.offloaded>200' 'reduce.offloaded>150' \
     'allgather.offloaded>0'
-# Reduce_scatter's rings the same way, up to 64 KiB (at 256 KiB MPICH's own
-# reduce_scatter in coll_check asserts in yaksa at -n 4, in paper mode too).
+# Reduce_scatter's rings the same way, up to 64 KiB.  At 256 KiB MPICH 4.0
+# itself aborts, without this library too (`mpiexec -n 4 coll_check --colls
+# reduce_scatter --sizes 256k`): its pairwise algorithm, in place with uneven
+# counts, moves rank r's block to the buffer's start with a memcpy whose
+# ranges overlap when disps[r] < recvcounts[r] (yaksa's overlap assertion).
 withenv "MPIFPGA_ALGORITHM=tree MPIFPGA_MODELED_TIME=cpu MPIFPGA_REPORT=$tmp/tree_rs.json" run_ok \
     "coll_check with streaming trees at -n 4: reduce_scatter, reduce_scatter_block up to 64 KiB" \
     "$tmp/tree_rs" 4 coll_check --colls reduce_scatter,reduce_scatter_block --sizes 8,4100,64k

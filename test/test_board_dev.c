@@ -112,7 +112,8 @@ static void test_calls(mf_device_t *d)
     answer(c.hdr, want, 12, MF_BOARD_OK, 500, 5);
     ok(d->ops->poll(d, t, 1000, &r) == 1 && r.status == MF_DEV_DONE && !memcmp(out, want, 12),
        "poll: the result, read in 5-byte pieces");
-    ok(r.net_us == 2.0 && r.rank_us == 2.0, "time: 500 cycles at 250 MHz = 2 us (%g)", r.net_us);
+    ok(r.net_us == 2.0, "engine time: 500 cycles at 250 MHz = 2 us (%g)", r.net_us);
+    ok(r.rank_us == 3.0, "rank time: 2 us + PCIe in and out, 2 x 500 ns = 3 us (%g)", r.rank_us);
     c.hdr.opcode = MF_OPC_SCAN;
     ok(d->ops->post(d, &c, &t, err, sizeof err) == 0 && d->ops->poll(d, t, 0, &r) == 1 &&
            r.status == MF_DEV_FALLBACK && r.reason == MF_FB_UNSUPPORTED &&
@@ -159,7 +160,7 @@ static void test_gone(mf_config_t *cfg)
 
 int main(void)
 {
-    mf_config_t cfg = {.fpga_mhz = 250, .ppn = 4};
+    mf_config_t cfg = {.fpga_mhz = 250, .fpga_pcie_ns = 500, .ppn = 4};
     mf_device_t d = {.ops = &mf_device_fpga_ops};
     if (!mkdtemp(dir) || make_board()) {
         perror("test_board_dev: setting up the FIFOs");

@@ -172,6 +172,19 @@ static int parse_mhz(const char *v, void *f, size_t n, char *err, size_t len)
     return 0;
 }
 
+static int parse_ns(const char *v, void *f, size_t n, char *err, size_t len)
+{
+    (void)n;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= 0 && d <= 1e7)) {
+        snprintf(err, len, "'%s' is not a latency in ns (0 <= t <= 10000000)", v);
+        return -1;
+    }
+    *(double *)f = d;
+    return 0;
+}
+
 static int parse_str(const char *v, void *f, size_t n, char *err, size_t len)
 {
     if (strlen(v) >= n) {
@@ -236,6 +249,7 @@ static const var_t vars[] = {
     {"MPIFPGA_DEVICE", "model", F(device), parse_device, "model: the modeled switch network; fpga: real boards"},
     {"MPIFPGA_FPGA_DEV", "/dev/xdma0", F(fpga_dev), parse_str, "fpga device: prefix of the board's stream queues, <prefix>_h2c_<q> and <prefix>_c2h_<q> (XDMA/QDMA), q = the rank's host port"},
     {"MPIFPGA_FPGA_MHZ", "250", F(fpga_mhz), parse_mhz, "fpga device: the board engine's clock, which turns its cycle counts into time (001 sec. 6: 250 MHz)"},
+    {"MPIFPGA_FPGA_PCIE_NS", "500", F(fpga_pcie_ns), parse_ns, "fpga device: one-way host-board PCIe latency added to each call's engine cycles, in and out (u280.conf's assumption: 500)"},
     {"MPIFPGA_ENGINE", "auto", F(engine), parse_str, "engine address; auto: rank 0 starts one; none: no engine"},
     {"MPIFPGA_SWITCHD", "auto", F(switchd), parse_str, "engine program for auto mode (auto: next to libmpifpga, then PATH)"},
     {"MPIFPGA_TOPOLOGY", "auto", F(topology), parse_str, "modeled topology in auto mode (auto: torus fitted to the job)"},

@@ -38,6 +38,7 @@ typedef struct {
     char device[16];          /* MPIFPGA_DEVICE: model | fpga */
     char fpga_dev[256];       /* MPIFPGA_FPGA_DEV: board queue prefix (<prefix>_h2c_<q>) */
     double fpga_mhz;          /* MPIFPGA_FPGA_MHZ: the board engine's clock */
+    double fpga_pcie_ns;      /* MPIFPGA_FPGA_PCIE_NS: one-way host-board latency */
     char engine[640];         /* MPIFPGA_ENGINE: auto | none | address */
     char switchd[512];        /* MPIFPGA_SWITCHD: engine program (auto mode) */
     char topology[64];        /* MPIFPGA_TOPOLOGY (auto mode) */

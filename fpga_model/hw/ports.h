@@ -213,22 +213,24 @@ typedef struct {
     mf_pkt_t *pk;       /* NET: packet being filled */
 } mf_sink_t;
 
+/* The fields every cycle's scan and step read come first, together in one
+ * cache line; the input list (128 bytes) last. */
 typedef struct {
     uint8_t kind;
     uint8_t nin;
     uint8_t cur;       /* CONCAT: input being serialised */
     uint8_t done;
-    int in[MF_FLOW_MAXIN];
+    int blk;           /* sink that stopped the last step, or -1 (flow.c) */
+    uint64_t next_check; /* earliest cycle stepping it can do anything */
     uint64_t len, pos; /* output bytes total / produced */
+    uint64_t next_off; /* offset of the next sink to activate, UINT64_MAX if none */
+    uint64_t act_end;  /* smallest end of an active sink, UINT64_MAX if none */
     int sink0, nsink;  /* sinks[sink0 .. sink0+nsink) */
     int net_sinks;     /* how many of them are NET sinks */
     int empty_left;    /* zero-length sinks that have not signalled yet */
     int next_sink;     /* sinks by offset before this one have been activated */
     int nactive;       /* active sinks (flow.c): sk_active[sink0 .. sink0+nactive) */
-    uint64_t next_check; /* earliest cycle stepping it can do anything */
-    int blk;           /* sink that stopped the last step, or -1 (flow.c) */
-    uint64_t next_off; /* offset of the next sink to activate, UINT64_MAX if none */
-    uint64_t act_end;  /* smallest end of an active sink, UINT64_MAX if none */
+    int in[MF_FLOW_MAXIN];
 } mf_flow_t;
 
 /* One collective call of one rank, as the switch executes it. */

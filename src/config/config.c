@@ -159,30 +159,31 @@ static int parse_scale(const char *v, void *f, size_t n, char *err, size_t len)
     return 0;
 }
 
+/* A decimal number in [lo, hi] (lo excluded if lo_open) into a double. */
+static int parse_real(const char *v, double *f, double lo, int lo_open, double hi,
+                      const char *what, char *err, size_t len)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !((lo_open ? d > lo : d >= lo) && d <= hi)) {
+        snprintf(err, len, "'%s' is not %s (%g %s x <= %g)", v, what, lo, lo_open ? "<" : "<=",
+                 hi);
+        return -1;
+    }
+    *f = d;
+    return 0;
+}
+
 static int parse_mhz(const char *v, void *f, size_t n, char *err, size_t len)
 {
     (void)n;
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end || !(d > 0 && d <= 1e4)) {
-        snprintf(err, len, "'%s' is not a clock in MHz (0 < f <= 10000)", v);
-        return -1;
-    }
-    *(double *)f = d;
-    return 0;
+    return parse_real(v, f, 0, 1, 1e4, "a clock in MHz", err, len);
 }
 
 static int parse_ns(const char *v, void *f, size_t n, char *err, size_t len)
 {
     (void)n;
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end || !(d >= 0 && d <= 1e7)) {
-        snprintf(err, len, "'%s' is not a latency in ns (0 <= t <= 10000000)", v);
-        return -1;
-    }
-    *(double *)f = d;
-    return 0;
+    return parse_real(v, f, 0, 0, 1e7, "a latency in ns", err, len);
 }
 
 static int parse_str(const char *v, void *f, size_t n, char *err, size_t len)

@@ -5,9 +5,10 @@
  * to H2C as one packet in the board stream format (include/mpifpga/wire.h,
  * doc/protocol.md "Board streams"): processor header, counts, payload.
  * The board answers every packet on C2H, in the order they were written:
- * the header echoed, a completion word (status, engine cycles), the
- * result.  Times come from the engine's cycles and the board clock
- * (MPIFPGA_FPGA_MHZ), never from the host.  The same driver runs against
+ * the header echoed, the result, then a completion word (status, engine
+ * cycles) on the last beat.  Times come from the engine's cycles and the
+ * board clock (MPIFPGA_FPGA_MHZ), plus the PCIe latency in and out
+ * (MPIFPGA_FPGA_PCIE_NS), never from the host.  The same driver runs against
  * mpifpga-fpga-emu, which presents the queues as FIFOs backed by the
  * Verilated RTL (doc/board.md).
  */

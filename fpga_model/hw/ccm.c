@@ -52,6 +52,18 @@ int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at)
     return 0;
 }
 
+static void post_agg_deferred(void *eng, void *from, uint64_t at)
+{
+    mf_engine_t *e = eng;
+    if (mf_ccm_post_agg(e, from, at))
+        mf_fault(&e->ccm->fault, "out of memory configuring an aggregation engine");
+}
+
+int mf_ccm_post_agg_later(mf_engine_t *e, const mf_coll_t *from, uint64_t at)
+{
+    return mf_sim_defer(from->eng->ccm->wake.sim, post_agg_deferred, e, (void *)from, at);
+}
+
 void mf_ccm_post(mf_engine_t *e, mf_coll_t *c)
 {
     mf_ccm_t *m = e->ccm;
@@ -60,6 +72,20 @@ void mf_ccm_post(mf_engine_t *e, mf_coll_t *c)
     (*m->pending)++;
     /* the DMA starts reading when the host rings the doorbell */
     mf_wake(&m->wake, c->req.at + m->cfg->host_o);
+}
+
+/* The completion reaches the host (deferred: after the switches' phase). */
+static void deliver(void *ccm, void *coll, uint64_t unused)
+{
+    (void)unused;
+    mf_ccm_t *m = ccm;
+    mf_coll_t *c = coll;
+    mf_completion_t done = {.rank = c->eng->grank, .status = c->status.code,
+                            .post = c->req.at, .complete = c->host_done + m->cfg->host_o};
+    snprintf(done.err, sizeof done.err, "%s", c->status.err);
+    (*m->pending)--;
+    if (c->req.done)
+        c->req.done(c->req.user, &done);
 }
 
 static void signal_host(mf_ccm_t *m, mf_coll_t *c)
@@ -76,21 +102,16 @@ static void signal_host(mf_ccm_t *m, mf_coll_t *c)
         }
         return;
     }
-    mf_completion_t done = {.rank = c->eng->grank, .status = c->status.code,
-                            .post = c->req.at, .complete = c->host_done + m->cfg->host_o};
-    snprintf(done.err, sizeof done.err, "%s", c->status.err);
-    (*m->pending)--;
-    if (c->req.done)
-        c->req.done(c->req.user, &done);
+    mf_sim_defer(m->wake.sim, deliver, m, c, 0); /* the host side is shared */
 }
 
-static void free_coll(mf_ccm_t *m, mf_coll_t *c)
+/* The record itself goes after the switches' phase: a partner on another
+ * thread may still read its streams' credits this cycle (flow.c). */
+static void free_record(void *unused, void *coll, uint64_t unused2)
 {
-    for (int i = 0; i < c->nst; i++)
-        mf_stream_drop(m->streams, &c->st[i]);
-    for (int i = 0; i < c->nsk; i++)
-        if (c->sk[i].pk)
-            mf_pkt_free(m->pkts, c->sk[i].pk);
+    (void)unused;
+    (void)unused2;
+    mf_coll_t *c = coll;
     free(c->st);
     free(c->fl);
     free(c->sk);
@@ -101,18 +122,45 @@ static void free_coll(mf_ccm_t *m, mf_coll_t *c)
     free(c);
 }
 
+static void free_coll(mf_ccm_t *m, mf_coll_t *c)
+{
+    for (int i = 0; i < c->nst; i++)
+        mf_stream_drop(m->streams, &c->st[i]);
+    for (int i = 0; i < c->nsk; i++)
+        if (c->sk[i].pk) {
+            mf_pkt_free(m->pkts, c->sk[i].pk);
+            c->sk[i].pk = NULL;
+        }
+    if (mf_sim_defer(m->wake.sim, free_record, NULL, c, 0))
+        mf_fault(&m->fault, "out of memory deferring the end of a call");
+}
+
+/* Keep cur and seq as they were when this cycle began, once, before the
+ * first change (ccm.h chg_at); the release fence orders that before the
+ * changes for a reader on another thread. */
+static void note_change(mf_engine_t *e, int ctx, uint64_t now)
+{
+    if (e->chg_at[ctx] == now)
+        return;
+    e->prev_cur[ctx] = e->cur[ctx];
+    e->prev_seq[ctx] = e->seq[ctx];
+    __atomic_store_n(&e->chg_at[ctx], now, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
 static void start(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now)
 {
     int ctx = c->req.hdr.ctx;
     const mf_ct_entry_t *ct = mf_ct_port_lookup(&e->ct, ctx);
     c->start = now;
     mf_progress(&m->progress);
-    if (is_agg(e))
-        e->seq[ctx] = c->seq; /* the children's sequence number (mf_ccm_post_agg) */
-    else
-        c->seq = ++e->seq[ctx];
+    note_change(e, ctx, now);
+    if (!is_agg(e))
+        c->seq = e->seq[ctx] + 1;
+    /* an aggregation engine takes the children's sequence number (mf_ccm_post_agg) */
+    __atomic_store_n(&e->seq[ctx], c->seq, __ATOMIC_RELAXED);
     c->host_done = now;
-    e->cur[ctx] = c;
+    __atomic_store_n(&e->cur[ctx], c, __ATOMIC_RELAXED);
     e->running |= 1u << ctx;
     m->nactive++;
     if (!ct)
@@ -166,7 +214,8 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now)
     mf_engine_t *e = c->eng;
     mf_progress(&m->progress);
     signal_host(m, c);
-    e->cur[c->req.hdr.ctx] = NULL;
+    note_change(e, c->req.hdr.ctx, now);
+    __atomic_store_n(&e->cur[c->req.hdr.ctx], NULL, __ATOMIC_RELAXED);
     e->running &= ~(1u << c->req.hdr.ctx);
     m->nactive--;
     free_coll(m, c);

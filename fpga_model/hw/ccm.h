@@ -49,6 +49,12 @@ typedef struct mf_engine {
     mf_ct_port_t ct;               /* its communicator table */
     mf_call_port_t adopt;          /* its collector: a call starts */
     uint32_t posted[MF_MAX_CTX];   /* aggregation engine: last sequence configured */
+    /* cur and seq as they were when cycle chg_at began: what partners
+     * reading them that cycle see (flow.c), as they may read while this
+     * engine's switch changes them on another thread (ccm.c note_change) */
+    uint64_t chg_at[MF_MAX_CTX];
+    mf_coll_t *prev_cur[MF_MAX_CTX];
+    uint32_t prev_seq[MF_MAX_CTX];
     struct mf_switch *sw;          /* its switch (for the wiring and generators only) */
 } mf_engine_t;
 
@@ -58,6 +64,10 @@ void mf_ccm_post(mf_engine_t *e, mf_coll_t *c);
  * runs, starting at cycle `at`, unless a child already did; -1 if out of
  * memory. */
 int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at);
+/* The same, from a running switch: the parent is another switch's engine,
+ * so it is configured after the switches' phase (sim/engine.h); -1 if out
+ * of memory. */
+int mf_ccm_post_agg_later(mf_engine_t *e, const mf_coll_t *from, uint64_t at);
 void mf_ccm_start_ready(mf_engine_t *e, uint64_t now);
 void mf_ccm_progress(mf_engine_t *e, uint64_t now, int *busy);
 void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now);

@@ -6,8 +6,13 @@
 int mf_fifo_init(mf_fifo_t *f, uint32_t cap_phits, uint32_t margin, uint32_t delay)
 {
     *f = (mf_fifo_t){.cap = cap_phits, .margin = margin, .delay = delay};
-    /* at most a few transitions per cycle can be in flight on the wire */
-    f->tr_cap = 4 * (delay + 8);
+    /* a push can stop the FIFO and a pop resume it: two transitions a cycle
+     * at most, so 2 * delay + 2 are ever needed; twice that, as a power of
+     * two, leaves a reader that saw an old tr_lo valid slots to read */
+    uint32_t need = 4 * (delay + 2);
+    f->tr_cap = 16;
+    while (f->tr_cap < need)
+        f->tr_cap *= 2;
     f->tr_cycle = malloc(f->tr_cap * sizeof *f->tr_cycle);
     f->tr_state = malloc(f->tr_cap);
     if (!f->tr_cycle || !f->tr_state) {
@@ -25,25 +30,23 @@ void mf_fifo_fini(mf_fifo_t *f)
     f->tr_state = NULL;
 }
 
-/* Index i places after the ring's slot `from` (i <= tr_cap): a compare in
- * place of a division, which cost more than the rest of these loops. */
-static inline uint32_t ring_at(const mf_fifo_t *f, uint32_t from, uint32_t i)
-{
-    uint32_t j = from + i;
-    return j >= f->tr_cap ? j - f->tr_cap : j;
-}
+static inline uint32_t slot(const mf_fifo_t *f, uint32_t i) { return i & (f->tr_cap - 1); }
 
-/* Forget transitions the upstream can no longer need to look behind. */
+/* Forget transitions the upstream can no longer need to look behind: all
+ * but the newest one at least `delay` old.  seen_old is written before
+ * tr_lo is published, so a reader that sees the new tr_lo sees it too. */
 static void prune(mf_fifo_t *f, uint64_t now)
 {
-    while (f->tr_n > 1) {
-        uint32_t second = ring_at(f, f->tr_head, 1);
-        if (f->tr_cycle[second] + f->delay > now)
-            break;
-        f->seen_old = f->tr_state[f->tr_head];
-        f->tr_head = second;
-        f->tr_n--;
+    uint32_t lo = f->tr_lo;
+    while (f->tr_hi - lo > 1 && f->tr_cycle[slot(f, lo + 1)] + f->delay <= now) {
+        __atomic_store_n(&f->seen_old, f->tr_state[slot(f, lo)], __ATOMIC_RELAXED);
+        lo++;
     }
+    if (f->tr_hi - lo >= f->tr_cap / 2) { /* cannot happen: tr_cap is sized from delay */
+        __atomic_store_n(&f->seen_old, f->tr_state[slot(f, lo)], __ATOMIC_RELAXED);
+        lo++;
+    }
+    __atomic_store_n(&f->tr_lo, lo, __ATOMIC_RELEASE);
 }
 
 static void record(mf_fifo_t *f, uint8_t state, uint64_t now)
@@ -52,14 +55,10 @@ static void record(mf_fifo_t *f, uint8_t state, uint64_t now)
         return;
     f->stopped = state;
     prune(f, now);
-    if (f->tr_n == f->tr_cap) { /* cannot happen with tr_cap sized from delay */
-        f->seen_old = f->tr_state[f->tr_head];
-        f->tr_head = ring_at(f, f->tr_head, 1);
-        f->tr_n--;
-    }
-    uint32_t i = ring_at(f, f->tr_head, f->tr_n++);
+    uint32_t i = slot(f, f->tr_hi);
     f->tr_cycle[i] = now;
     f->tr_state[i] = state;
+    __atomic_store_n(&f->tr_hi, f->tr_hi + 1, __ATOMIC_RELEASE);
 }
 
 static void update_state(mf_fifo_t *f, uint64_t now)
@@ -94,15 +93,21 @@ mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now)
     return k;
 }
 
-int mf_fifo_stop_seen(mf_fifo_t *f, uint64_t now)
+/* The transitions the reader needs (cycle <= now - delay) were all recorded
+ * in earlier cycles; one the owner records now is newer and ends the scan.
+ * If the owner prunes meanwhile, the slots between an old tr_lo and the new
+ * one still hold their transitions (tr_cap is twice what is ever live), and
+ * the newest one old enough -- the answer -- is kept by every prune. */
+int mf_fifo_stop_seen(const mf_fifo_t *f, uint64_t now)
 {
-    prune(f, now);
     if (now < f->delay)
         return 0; /* nothing has reached upstream yet: initial state is "go" */
     uint64_t t = now - f->delay;
-    uint8_t s = f->seen_old;
-    for (uint32_t i = 0; i < f->tr_n; i++) {
-        uint32_t j = ring_at(f, f->tr_head, i);
+    uint32_t lo = __atomic_load_n(&f->tr_lo, __ATOMIC_ACQUIRE);
+    uint32_t hi = __atomic_load_n(&f->tr_hi, __ATOMIC_ACQUIRE);
+    uint8_t s = __atomic_load_n(&f->seen_old, __ATOMIC_RELAXED);
+    for (uint32_t i = lo; i != hi; i++) {
+        uint32_t j = slot(f, i);
         if (f->tr_cycle[j] > t)
             break;
         s = f->tr_state[j];

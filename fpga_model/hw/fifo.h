@@ -21,12 +21,16 @@ typedef struct {
     uint32_t peak;
     uint64_t overflows;
     /* stop/resume transitions, oldest first, so upstream can see the state
-     * as it was `delay` cycles ago */
+     * as it was `delay` cycles ago: transitions [tr_lo, tr_hi) (running
+     * counts; slot i & (tr_cap - 1)).  Only the FIFO's own switch writes
+     * them; the upstream switch reads them while that switch may be popping
+     * on another thread, so the counts are published with release stores
+     * and the reader never writes. */
     uint64_t *tr_cycle;
     uint8_t *tr_state;
-    uint32_t tr_head, tr_n, tr_cap;
+    uint32_t tr_lo, tr_hi, tr_cap;
     uint8_t stopped;   /* current local state */
-    uint8_t seen_old;  /* state before the oldest kept transition */
+    uint8_t seen_old;  /* state before transition tr_lo */
 } mf_fifo_t;
 
 int mf_fifo_init(mf_fifo_t *f, uint32_t cap_phits, uint32_t margin, uint32_t delay);
@@ -37,7 +41,7 @@ static inline uint32_t mf_fifo_cost(const mf_pkt_t *k) { return k->nphits ? k->n
 int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now);
 mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now);
 static inline mf_pkt_t *mf_fifo_head(const mf_fifo_t *f) { return f->q.head; }
-/* Stop state as the upstream node sees it at cycle now. */
-int mf_fifo_stop_seen(mf_fifo_t *f, uint64_t now);
+/* Stop state as the upstream node sees it at cycle now (reads only). */
+int mf_fifo_stop_seen(const mf_fifo_t *f, uint64_t now);
 
 #endif

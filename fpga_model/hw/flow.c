@@ -147,25 +147,45 @@ static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
     return n;
 }
 
+/* The partner engine's running call and sequence number on ctx as they
+ * were when cycle now began: its switch may be changing them this cycle on
+ * another thread (a seqlock read; ccm.c note_change writes). */
+static inline void partner_view(const mf_engine_t *pe, unsigned ctx, uint64_t now,
+                                uint32_t *seq, const mf_coll_t **cur)
+{
+    if (__atomic_load_n(&pe->chg_at[ctx], __ATOMIC_ACQUIRE) != now) {
+        *seq = __atomic_load_n(&pe->seq[ctx], __ATOMIC_RELAXED);
+        *cur = __atomic_load_n(&pe->cur[ctx], __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&pe->chg_at[ctx], __ATOMIC_RELAXED) != now)
+            return;
+    }
+    *seq = pe->prev_seq[ctx];
+    *cur = pe->prev_cur[ctx];
+}
+
 /* Bytes of the partner's stream for this sink that it has consumed (the
  * credits that have come back).  Collectives on one communicator run in the
  * same order everywhere, so the partner's instance is matched by sequence. */
-static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_ccm_t *m, mf_coll_t *c, const mf_sink_t *k)
+static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_ccm_t *m, mf_coll_t *c, const mf_sink_t *k,
+                                                                  uint64_t now)
 {
     const mf_engine_t *pe = &m->engines[k->dest];
     unsigned ctx = c->req.hdr.ctx;
-    const mf_coll_t *pc = pe->cur[ctx];
-    if (pe->seq[ctx] > c->seq || (pe->seq[ctx] == c->seq && !pc))
+    uint32_t seq;
+    const mf_coll_t *pc;
+    partner_view(pe, ctx, now, &seq, &pc);
+    if (seq > c->seq || (seq == c->seq && !pc))
         return UINT64_MAX / 2; /* it has finished this collective */
-    if (pe->seq[ctx] < c->seq || !pc || pc->tag_stream[k->tag] < 0)
+    if (seq < c->seq || !pc || pc->tag_stream[k->tag] < 0)
         return 0; /* not started: its collector parks up to one window */
-    return pc->st[pc->tag_stream[k->tag]].out;
+    return mf_stream_out_seen(&pc->st[pc->tag_stream[k->tag]], now);
 }
 
 /* Room a sink has this cycle, or UINT64_MAX.  Network and internal streams
  * are flow-controlled end to end with a window of one input FIFO
  * (001 sec. 4.1: 48 KB), plus what the receiver parks in switch memory
- * (extra_win); credits are seen without delay (doc/model.md). */
+ * (extra_win); credits are seen from the next cycle (doc/model.md). */
 static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k,
                                                           uint64_t now)
 {
@@ -180,7 +200,7 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_
         int l2_full = !mf_emit_can(&m->emit, k->l2_queue);
         if (l2_full && !k->pk)
             return 0;
-        uint64_t acked = partner_consumed(m, c, k), used = k->done > acked ? k->done - acked : 0;
+        uint64_t acked = partner_consumed(m, c, k, now), used = k->done > acked ? k->done - acked : 0;
         win += k->extra_win;
         if (used >= win)
             return 0;

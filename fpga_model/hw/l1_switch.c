@@ -7,16 +7,25 @@
  */
 #include "hw/l1_switch.h"
 
+static inline void atomic_min_u64(uint64_t *p, uint64_t v)
+{
+    uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < cur &&
+           !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
 void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
 {
     mf_outport_t *o = &l->out[port];
     k->in_vc = k->out_vc;
     uint64_t head = mf_link_send(&o->link, k, now + l->stage, l->phit_bytes);
+    /* the peer may be producing on another thread, and other upstream
+     * switches may lower its next_rx too: an atomic minimum (the peer reads
+     * both only in its consume phase) */
     mf_inport_t *in = &o->peer->in[o->peer_port];
-    if (head < in->next_head)
-        in->next_head = head;
-    if (head < o->peer->next_rx)
-        o->peer->next_rx = head;
+    atomic_min_u64(&in->next_head, head);
+    atomic_min_u64(&o->peer->next_rx, head);
     o->pkts++;
     mf_wake(&o->peer->wake, head);
 }

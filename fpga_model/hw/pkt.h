@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpifpga/wire.h"
+#include "sim/engine.h"
 
 typedef struct mf_pkt {
     struct mf_pkt *next;
@@ -28,16 +29,28 @@ typedef struct mf_pkt {
     uint8_t *data;     /* payload, capacity = pool payload_cap */
 } mf_pkt_t;
 
+/* One thread's free list (a packet is freed on the thread of the switch
+ * that holds it last, often not the one that allocated it). */
 typedef struct {
     mf_pkt_t *free;
+    int64_t live;      /* allocated minus freed on this thread */
+    char pad[48];      /* a cache line each */
+} mf_pool_local_t;
+
+typedef struct {
     size_t payload_cap;
-    size_t live, peak; /* packets in use */
+    size_t peak;       /* packets in use at once, as of mf_pool_note_peak */
+    mf_pool_local_t loc[MF_SIM_MAX_THREADS]; /* by mf_sim_tid */
 } mf_pool_t;
 
 void mf_pool_init(mf_pool_t *p, size_t payload_cap);
 void mf_pool_fini(mf_pool_t *p);
 mf_pkt_t *mf_pkt_alloc(mf_pool_t *p); /* NULL on out-of-memory */
 void mf_pkt_free(mf_pool_t *p, mf_pkt_t *k);
+/* Packets in use now; mf_pool_note_peak folds it into peak (the engine
+ * calls it after every parallel phase). */
+size_t mf_pool_live(const mf_pool_t *p);
+void mf_pool_note_peak(mf_pool_t *p);
 
 /* Singly linked packet queue. */
 typedef struct {

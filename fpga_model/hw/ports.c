@@ -4,6 +4,7 @@
  * and fault ports.
  */
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,15 @@ void mf_status_fail(mf_status_t *st, const char *fmt, ...)
     st->code = -1;
 }
 
+/* Switches on several threads may fail in one cycle (out of memory). */
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void mf_fault(const mf_fault_port_t *f, const char *msg)
 {
+    pthread_mutex_lock(&fault_lock);
     *f->failed = 1;
     snprintf(f->err, f->errlen, "%s", msg);
+    pthread_mutex_unlock(&fault_lock);
 }
 
 /* Tell the consuming flow to look at this stream again at cycle `when`. */
@@ -209,7 +215,7 @@ size_t mf_stream_take_stored(mf_stream_pool_t *p, mf_stream_t *st, uint8_t *dst,
         n = st->in - st->out;
     if (dst)
         ring_get(st->buf, st->cap, st->out, dst, n);
-    st->out += n;
+    mf_stream_out_add(p, st, n);
     if (st->in - st->out > STREAM_PREFETCH_AHEAD)
         __builtin_prefetch(st->buf + ((st->out + STREAM_PREFETCH_AHEAD) & (st->cap - 1)));
     mf_stream_account(p, -(int64_t)n);

@@ -120,6 +120,9 @@ typedef struct {
     uint8_t last_empty; /* the last push had no bytes */
     uint64_t len;      /* expected total bytes */
     uint64_t in, out;  /* bytes pushed / taken */
+    /* NET: out as it was when cycle out_at began -- the sender reads it as
+     * its credits (flow.c), maybe on another thread while out moves */
+    uint64_t out_prev, out_at;
     uint64_t host_off; /* HOST: offset in the send buffer */
     uint64_t issued;   /* HOST: bytes the DMA has requested */
     uint64_t extra_win; /* INTERNAL: bytes it may hold beyond one FIFO window */
@@ -168,6 +171,31 @@ static inline uint64_t mf_stream_next_ready(const mf_stream_t *st)
     return st->seg_head != st->seg_tail ? st->seg[st->seg_head & (st->seg_cap - 1)].ready
                                         : MF_NEVER;
 }
+/* out += n; on a NET stream keeping out as the cycle began (out_prev). */
+static inline void mf_stream_out_add(const mf_stream_pool_t *p, mf_stream_t *st, uint64_t n)
+{
+    if (st->kind == MF_ST_NET) {
+        uint64_t now = p->wake.sim->now;
+        if (st->out_at != now) {
+            st->out_prev = st->out;
+            __atomic_store_n(&st->out_at, now, __ATOMIC_RELEASE);
+            __atomic_thread_fence(__ATOMIC_RELEASE);
+        }
+    }
+    __atomic_store_n(&st->out, st->out + n, __ATOMIC_RELAXED);
+}
+/* A NET stream's out as it was when cycle now began (a seqlock read: its
+ * switch may be taking from it on another thread). */
+static inline uint64_t mf_stream_out_seen(const mf_stream_t *st, uint64_t now)
+{
+    if (__atomic_load_n(&st->out_at, __ATOMIC_ACQUIRE) != now) {
+        uint64_t v = __atomic_load_n(&st->out, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&st->out_at, __ATOMIC_RELAXED) != now)
+            return v;
+    }
+    return st->out_prev;
+}
 size_t mf_stream_take_stored(mf_stream_pool_t *p, mf_stream_t *st, uint8_t *dst, size_t n);
 /* Take n bytes (n <= available) into dst (may be NULL to drop them). */
 static inline size_t mf_stream_take(mf_stream_pool_t *p, mf_stream_t *st, uint8_t *dst, size_t n)
@@ -178,7 +206,7 @@ static inline size_t mf_stream_take(mf_stream_pool_t *p, mf_stream_t *st, uint8_
         n = st->in - st->out;
     if (dst)
         memset(dst, 0, n);
-    st->out += n;
+    mf_stream_out_add(p, st, n);
     p->bytes -= n; /* mf_stream_account */
     if (p->bytes > p->peak)
         p->peak = p->bytes;
@@ -388,7 +416,11 @@ typedef struct {
     const uint64_t *clock; /* the simulator's active-cycle count */
 } mf_progress_port_t;
 
-static inline void mf_progress(const mf_progress_port_t *p) { *p->at = *p->clock; }
+/* Every switch of a cycle writes the same value: relaxed, not a race. */
+static inline void mf_progress(const mf_progress_port_t *p)
+{
+    __atomic_store_n(p->at, *p->clock, __ATOMIC_RELAXED);
+}
 
 /* ---- grant port: the switch's CGR units ------------------------------------ */
 

@@ -3,10 +3,13 @@
  * per node, one collective-engine context per rank, and the public API of
  * include/mpifpga/model.h.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "net/network.h"
 #include "mpifpga/model.h"
@@ -93,13 +96,26 @@ static void collector_adopt(void *col, mf_coll_t *c, uint64_t now)
 
 /* The end of a unicast packet's journey: the DMA counts it, the traffic
  * generator or baseline engine (on_eject) sees it. */
+static void hand_to_eject_hook(void *net, void *pkt, uint64_t unused)
+{
+    (void)unused;
+    mf_net_t *n = net;
+    mf_pkt_t *k = pkt;
+    n->on_eject(n, &n->eng[k->h.dest], k);
+    mf_pkt_free(&n->pool, k);
+}
+
+/* The hook's state is shared by all switches: it sees the packet after
+ * the switches' phase (sim/engine.h). */
 static void eject_unicast(void *net, mf_pkt_t *k, uint64_t now)
 {
     mf_net_t *n = net;
     mf_dma_receive(&n->rx[k->h.dest], k, now);
-    if (n->on_eject)
-        n->on_eject(n, &n->eng[k->h.dest], k);
-    mf_pkt_free(&n->pool, k);
+    if (!n->on_eject)
+        mf_pkt_free(&n->pool, k);
+    else if (mf_sim_defer(&n->sim, hand_to_eject_hook, n, k, 0))
+        mf_fault(&(mf_fault_port_t){&n->failed, n->err, sizeof n->err},
+                 "out of memory handing a packet to the traffic generator");
 }
 
 /* Engine g on switch sw: its CCM, communicator table and collector, and
@@ -156,6 +172,47 @@ static int attach_engines(mf_net_t *n)
     return 0;
 }
 
+static void note_pool_peak(void *net) { mf_pool_note_peak(&((mf_net_t *)net)->pool); }
+
+/* Cores this process may run on. */
+static int cores_available(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* MPIFPGA_THREADS (mpifpga-sim --threads): threads the switches of one
+ * cycle are shared among.  Default: the cores available, one per 64
+ * switches at most (a cycle of a small network is too short to share).
+ * The count never changes a result (sim/engine.h). */
+static int start_threads(mf_net_t *n, char *err, size_t errlen)
+{
+    int k = cores_available(), per = n->nsw / 64;
+    if (k > per)
+        k = per > 1 ? per : 1;
+    const char *env = getenv("MPIFPGA_THREADS");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 1 || v > MF_SIM_MAX_THREADS) {
+            snprintf(err, errlen, "MPIFPGA_THREADS='%s': expected a number of threads from 1 to %d",
+                     env, MF_SIM_MAX_THREADS);
+            return -1;
+        }
+        k = (int)v;
+    }
+    n->sim.phase_end = note_pool_peak;
+    n->sim.phase_end_ctx = n;
+    if (mf_sim_set_threads(&n->sim, k, (uint32_t)n->nsw)) {
+        snprintf(err, errlen, "cannot start %d simulation threads (MPIFPGA_THREADS)", k);
+        return -1;
+    }
+    return 0;
+}
+
 mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, size_t errlen)
 {
     mf_net_t *n = calloc(1, sizeof *n);
@@ -174,7 +231,8 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
                  p->max_ranks, p->name);
         goto fail;
     }
-    mf_sim_init(&n->sim);
+    if (mf_sim_init(&n->sim))
+        goto oom;
     mf_pool_init(&n->pool, n->pkt_bytes);
     n->watchdog = MF_WATCHDOG_DEFAULT;
     const char *wd = getenv("MPIFPGA_WATCHDOG_CYCLES");
@@ -214,6 +272,8 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
             goto oom;
     if (wire_links(n) || attach_engines(n))
         goto oom;
+    if (start_threads(n, err, errlen))
+        goto fail;
     return n;
 oom:
     snprintf(err, errlen, "out of memory building the network");
@@ -428,8 +488,10 @@ void mf_net_set_watchdog(mf_net_t *n, uint64_t cycles) { n->watchdog = cycles; }
 
 void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
 {
+    size_t live = mf_pool_live(&n->pool);
     *st = (mf_net_stats_t){.cycles = n->sim.now, .active_cycles = n->sim.active_cycles,
-                           .module_steps = n->sim.module_steps, .peak_pkts = n->pool.peak};
+                           .module_steps = n->sim.module_steps,
+                           .peak_pkts = live > n->pool.peak ? live : n->pool.peak};
     for (int s = 0; s < n->nsw; s++) {
         const mf_switch_t *w = &n->sw[s];
         for (int p = 0; p < w->l1.nports; p++) {

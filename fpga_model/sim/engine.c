@@ -3,6 +3,11 @@
 
 #include <stdlib.h>
 
+#include "sim/par.h"
+
+__thread int mf_sim_tid __attribute__((tls_model("initial-exec")));
+static __thread int cur_chunk __attribute__((tls_model("initial-exec"))); /* the chunk this thread runs: its s->local */
+
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
@@ -18,14 +23,30 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+static int nlocals(const mf_sim_t *s) { return s->nthreads * MF_SIM_CHUNKS_PER_THREAD; }
+
+static void free_locals(mf_sim_t *s)
+{
+    for (int c = 0; s->local && c < nlocals(s); c++) {
+        free(s->local[c].wakes);
+        free(s->local[c].defer);
+    }
+    free(s->local);
+    s->local = NULL;
+}
+
 int mf_sim_init(mf_sim_t *s)
 {
     *s = (mf_sim_t){0};
-    return 0;
+    s->nthreads = 1;
+    s->local = calloc((size_t)nlocals(s), sizeof *s->local);
+    return s->local ? 0 : -1;
 }
 
 void mf_sim_fini(mf_sim_t *s)
 {
+    mf_par_stop(s->par);
+    free_locals(s);
     for (int i = 0; i < MF_WHEEL; i++)
         free(s->wheel[i].ids);
     free(s->mods);
@@ -162,6 +183,168 @@ static int collect_due(mf_sim_t *s)
     return 0;
 }
 
+/* ---- parallel phases of the module prefix [0, npar) ------------------------ */
+
+/* Due modules of this cycle that belong to the prefix (run[] is in id order). */
+static size_t prefix_len(const mf_sim_t *s)
+{
+    size_t lo = 0, hi = s->nrun;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->run[mid]->id < s->npar)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void run_one(mf_sim_t *s, mf_module_t *m, int produce)
+{
+    if (!produce) {
+        if (m->consume)
+            m->consume(m, s);
+        return;
+    }
+    /* the cycle's request is served: asking for this cycle again later
+     * (between steps) must run the module again, not be dropped */
+    __atomic_store_n(&m->last_req, MF_NEVER, __ATOMIC_RELAXED);
+    m->produce(m, s);
+}
+
+typedef struct {
+    mf_sim_t *s;
+    int produce, nchunks;
+    size_t n;
+} phase_t;
+
+/* Chunk c: a contiguous slice, so chunk order is id order. */
+static void phase_slice(void *ctx, int c)
+{
+    phase_t *ph = ctx;
+    size_t lo = ph->n * (size_t)c / (size_t)ph->nchunks;
+    size_t hi = ph->n * (size_t)(c + 1) / (size_t)ph->nchunks;
+    cur_chunk = c;
+    for (size_t i = lo; i < hi; i++)
+        run_one(ph->s, ph->s->run[i], ph->produce);
+    cur_chunk = 0;
+}
+
+/* Wake-ups the chunks collected go to the wheel / heap. */
+static int merge_wakes(mf_sim_t *s)
+{
+    int rc = 0;
+    for (int c = 0; c < nlocals(s); c++) {
+        mf_sim_local_t *l = &s->local[c];
+        for (size_t i = 0; i < l->nwakes; i++)
+            if (mf_sim_enqueue(s, s->mods[l->wakes[i].id], l->wakes[i].cycle))
+                rc = -1;
+        l->nwakes = 0;
+        if (l->oom)
+            rc = -1;
+        l->oom = 0;
+    }
+    return rc;
+}
+
+/* One phase of the prefix's n due modules: on the threads when there is
+ * enough to share, else here; the same result either way. */
+static int run_prefix(mf_sim_t *s, int produce, size_t n)
+{
+    if (!n)
+        return 0;
+    s->deferring = produce;
+    if (s->par && n >= 2 * (size_t)s->nthreads) {
+        int nchunks = n < (size_t)nlocals(s) ? (int)n : nlocals(s);
+        phase_t ph = {s, produce, nchunks, n};
+        s->par_phase = 1;
+        mf_par_run(s->par, phase_slice, &ph, ph.nchunks);
+        s->par_phase = 0;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            run_one(s, s->run[i], produce);
+    }
+    if (s->phase_end)
+        s->phase_end(s->phase_end_ctx);
+    return merge_wakes(s);
+}
+
+/* The prefix's deferred effects, in chunk order (= module-id order). */
+static int run_deferred(mf_sim_t *s)
+{
+    s->deferring = 0;
+    for (int c = 0; c < nlocals(s); c++) {
+        mf_sim_local_t *l = &s->local[c];
+        for (size_t i = 0; i < l->ndefer; i++)
+            l->defer[i].fn(l->defer[i].a, l->defer[i].b, l->defer[i].x);
+        l->ndefer = 0;
+    }
+    return 0;
+}
+
+int mf_sim_defer(mf_sim_t *s, void (*fn)(void *a, void *b, uint64_t x), void *a, void *b,
+                 uint64_t x)
+{
+    if (!s->deferring) {
+        fn(a, b, x);
+        return 0;
+    }
+    mf_sim_local_t *l = &s->local[cur_chunk];
+    if (grow((void **)&l->defer, &l->capdefer, l->ndefer + 1, sizeof *l->defer)) {
+        l->oom = 1;
+        return -1;
+    }
+    l->defer[l->ndefer++] = (mf_deferred_t){fn, a, b, x};
+    return 0;
+}
+
+int mf_sim_wake_par(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+{
+    if (s->in_produce && cycle <= s->now)
+        cycle = s->now + 1;
+    if (cycle < s->now)
+        cycle = s->now;
+    if (cycle == __atomic_load_n(&m->last_req, __ATOMIC_RELAXED))
+        return 0; /* asked already (by whichever thread): recorded */
+    /* in a phase of cycle now the soon bitmap is empty or holds now + 1 */
+    if (cycle == s->now + 1 && (!__atomic_load_n(&s->soon_any, __ATOMIC_RELAXED) ||
+                                __atomic_load_n(&s->soon_at, __ATOMIC_RELAXED) == cycle)) {
+        __atomic_fetch_or(&s->soon[m->id / 64], 1ull << (m->id % 64), __ATOMIC_RELAXED);
+        __atomic_store_n(&s->soon_at, cycle, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->soon_any, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&m->last_req, cycle, __ATOMIC_RELAXED);
+        return 0;
+    }
+    mf_sim_local_t *l = &s->local[cur_chunk];
+    if (grow((void **)&l->wakes, &l->capwakes, l->nwakes + 1, sizeof *l->wakes)) {
+        l->oom = 1;
+        return -1;
+    }
+    l->wakes[l->nwakes++] = (mf_wake_t){cycle, m->id};
+    __atomic_store_n(&m->last_req, cycle, __ATOMIC_RELAXED);
+    return 0;
+}
+
+int mf_sim_set_threads(mf_sim_t *s, int nthreads, uint32_t npar)
+{
+    if (nthreads < 1)
+        nthreads = 1;
+    if (nthreads > MF_SIM_MAX_THREADS)
+        nthreads = MF_SIM_MAX_THREADS;
+    mf_par_stop(s->par);
+    s->par = NULL;
+    free_locals(s);
+    s->npar = npar;
+    s->nthreads = nthreads;
+    s->local = calloc((size_t)nlocals(s), sizeof *s->local);
+    if (s->local && (nthreads == 1 || mf_par_start(&s->par, nthreads) == 0))
+        return 0;
+    free_locals(s);
+    s->nthreads = 1; /* serial, as before the call */
+    s->local = calloc((size_t)nlocals(s), sizeof *s->local);
+    return -1;
+}
+
 int mf_sim_step(mf_sim_t *s)
 {
     uint64_t t = mf_sim_next(s);
@@ -191,13 +374,16 @@ int mf_sim_step(mf_sim_t *s)
      * order in which they were woken */
     if (collect_due(s))
         return -1;
-    for (size_t i = 0; i < s->nrun; i++)
+    size_t npar = prefix_len(s);
+    if (run_prefix(s, 0, npar) < 0)
+        return -1;
+    for (size_t i = npar; i < s->nrun; i++)
         if (s->run[i]->consume)
             s->run[i]->consume(s->run[i], s);
     s->in_produce = 1;
-    for (size_t i = 0; i < s->nrun; i++) {
-        /* the cycle's request is served: asking for this cycle again later
-         * (between steps) must run the module again, not be dropped */
+    if (run_prefix(s, 1, npar) < 0 || run_deferred(s) < 0)
+        return -1;
+    for (size_t i = npar; i < s->nrun; i++) {
         s->run[i]->last_req = MF_NEVER;
         s->run[i]->produce(s->run[i], s);
     }

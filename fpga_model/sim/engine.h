@@ -6,6 +6,15 @@
  * changes a result.  Idle cycles are skipped: a module runs only in cycles
  * it was woken for, and the engine jumps straight to the next such cycle.
  * Modules of one cycle run in id order, so runs are deterministic.
+ *
+ * Parallel phases (sim/par.c): the first `npar` modules (the switches) may
+ * run a phase on several threads at once.  A module of that prefix touches
+ * only its own state, timestamped channels and the wake machinery (made
+ * safe for it here); an effect on shared state (a completion handed to the
+ * host, a packet handed to the traffic generator, a call posted to another
+ * switch's engine, a freed call) is deferred with mf_sim_defer and runs
+ * after the prefix's produce phase, in module-id order -- with one thread
+ * as with many, so the thread count never changes a result.
  */
 #ifndef MF_ENGINE_H
 #define MF_ENGINE_H
@@ -16,6 +25,12 @@
 #define MF_NEVER UINT64_MAX
 
 typedef struct mf_sim mf_sim_t;
+typedef struct mf_par mf_par_t;
+
+#define MF_SIM_MAX_THREADS 64
+#define MF_SIM_CHUNKS_PER_THREAD 4 /* a phase's slices: threads take them as they come free */
+/* The thread running a module's phase: 0 outside parallel phases. */
+extern __thread int mf_sim_tid __attribute__((tls_model("initial-exec")));
 typedef struct mf_module mf_module_t;
 typedef void (*mf_phase_fn)(mf_module_t *m, mf_sim_t *sim);
 
@@ -38,6 +53,23 @@ typedef struct {
     uint32_t n, cap;
 } mf_bucket_t;
 
+/* A deferred effect: fn(a, b, x) after the parallel prefix's produce. */
+typedef struct {
+    void (*fn)(void *a, void *b, uint64_t x);
+    void *a, *b;
+    uint64_t x;
+} mf_deferred_t;
+
+/* What one chunk (a contiguous slice of the phase's modules) collects
+ * during a parallel phase. */
+typedef struct {
+    mf_wake_t *wakes; /* wake-ups for the wheel / heap, merged after the phase */
+    size_t nwakes, capwakes;
+    mf_deferred_t *defer;
+    size_t ndefer, capdefer;
+    int oom;
+} mf_sim_local_t;
+
 struct mf_sim {
     uint64_t now;
     mf_module_t **mods;
@@ -59,6 +91,15 @@ struct mf_sim {
     uint64_t active_cycles; /* cycles in which at least one module ran */
     uint64_t module_steps;  /* module-cycles executed */
     int in_produce;
+    /* parallel phases */
+    uint32_t npar;          /* modules [0, npar) may run a phase concurrently */
+    int nthreads;           /* 1: everything on the caller's thread */
+    int par_phase;          /* a phase of the prefix is running (wakes go to `local`) */
+    int deferring;          /* the prefix's produce: shared effects wait (mf_sim_defer) */
+    mf_sim_local_t *local;  /* per chunk: nthreads * MF_SIM_CHUNKS_PER_THREAD */
+    mf_par_t *par;          /* the worker threads (sim/par.c) */
+    void (*phase_end)(void *ctx); /* after each parallel phase, on one thread */
+    void *phase_end_ctx;
 };
 
 int mf_sim_init(mf_sim_t *s);
@@ -68,11 +109,15 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
 /* Queue a wake-up of m at `cycle` (already clamped, not a repeat, not for the
  * soon bitmap); use mf_sim_wake. */
 int mf_sim_enqueue(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
+/* mf_sim_wake during a parallel phase: safe against other threads. */
+int mf_sim_wake_par(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
 /* Ask for module m to run in `cycle` (> now while producing, >= now otherwise).
  * Inline because most requests repeat the module's last one (a busy module
  * asks for the next cycle many times per cycle) and are dropped here. */
 static inline int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
 {
+    if (__builtin_expect(s->par_phase, 0))
+        return mf_sim_wake_par(s, m, cycle);
     if (s->in_produce && cycle <= s->now)
         cycle = s->now + 1; /* outputs of a produce phase are seen next cycle */
     if (cycle < s->now)
@@ -88,6 +133,15 @@ static inline int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
     }
     return mf_sim_enqueue(s, m, cycle);
 }
+/* Run fn(a, b, x) now, or -- during the parallel prefix's produce phase --
+ * after it, in the order of the modules that asked (see above).  Returns 0
+ * or -1 (out of memory). */
+int mf_sim_defer(mf_sim_t *s, void (*fn)(void *a, void *b, uint64_t x), void *a, void *b,
+                 uint64_t x);
+/* Let modules [0, npar) run their phases on up to nthreads threads (1: on
+ * the caller's); phase_end(ctx), if set, runs after each such phase.
+ * Returns 0 or -1 (threads could not start; the engine stays serial). */
+int mf_sim_set_threads(mf_sim_t *s, int nthreads, uint32_t npar);
 /* Cycle of the next scheduled activity, MF_NEVER if none. */
 uint64_t mf_sim_next(const mf_sim_t *s);
 /* Run the next active cycle (consume all, then produce all).  Returns 1 if a

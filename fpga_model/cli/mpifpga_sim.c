@@ -58,9 +58,9 @@ static void usage(FILE *f)
             "                   [--nodes N] [--ppn K] [--root R] [--op OP] [--type TYPE]\n"
             "                   [--params u280|novog|FILE] [--format table|csv|json] [--no-fast-path]\n"
             "                   [--baseline [--host-params skx-opa|FILE]] [--analytic]\n"
-            "                   [--loop single|osu] [--algorithm paper|tree|auto]\n"
+            "                   [--loop single|osu] [--algorithm paper|tree|auto] [--threads N]\n"
             "       mpifpga-sim --traffic PATTERN --rate R [--topology ...] [--nodes N] [--cycles N]\n"
-            "                   [--packet-phits P] [--params ...]\n"
+            "                   [--packet-phits P] [--params ...] [--threads N]\n"
             "collectives: bcast reduce allreduce scatter gather allgather reduce_scatter scan exscan\n"
             "             alltoall (at most 32 ranks) barrier\n"
             "ops: sum prod min max land lor lxor band bor bxor minloc maxloc cprod\n"
@@ -73,7 +73,10 @@ static void usage(FILE *f)
             "            for allgather, reduce_scatter, on a whole torus, one rank per node),\n"
             "            auto (the trees, except allreduce up to 2 KiB); on a fat tree the leaf\n"
             "            and spine switches aggregate bcast, reduce, allreduce, allgather of the\n"
-            "            whole machine in every mode (001 sec. 4.4)\n");
+            "            whole machine in every mode (001 sec. 4.4)\n"
+            "threads: the switches of each cycle are shared among N threads (default: the\n"
+            "         cores available, at most one per 64 switches; MPIFPGA_THREADS); every\n"
+            "         figure is the same for any N\n");
 }
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die2(const char *fmt, ...)
@@ -164,6 +167,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"baseline", no_argument, 0, 'B'},         {"host-params", required_argument, 0, 'H'},
         {"analytic", no_argument, 0, 'A'},         {"loop", required_argument, 0, 'L'},
         {"algorithm", required_argument, 0, 'G'},  {"help", no_argument, 0, 'h'},
+        {"threads", required_argument, 0, 'j'},
         {0, 0, 0, 0}};
     *o = (opts_t){.min = 0, .max = 1 << 20, .topo = NULL, .nodes = 0, .ppn = 1,
                   .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .params = "u280", .fmt = FMT_TABLE,
@@ -232,6 +236,14 @@ static void parse_args(int argc, char **argv, opts_t *o)
             if (mf_algo_mode_parse(optarg, &o->algo))
                 die2("--algorithm: '%s' is not paper, tree or auto", optarg);
             break;
+        case 'j': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 1 || v > 64)
+                die2("--threads: '%s' is not a number of threads from 1 to 64", optarg);
+            setenv("MPIFPGA_THREADS", optarg, 1); /* read where the network is built */
+            break;
+        }
         case 'h': usage(stdout); exit(0);
         case ':': die2("%s: missing argument", argv[optind - 1]);
         default: die2("%s: unknown option (see --help)", argv[optind - 1]);

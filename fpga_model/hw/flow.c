@@ -157,11 +157,11 @@ static inline void partner_view(const mf_engine_t *pe, unsigned ctx, uint64_t no
         *seq = __atomic_load_n(&pe->seq[ctx], __ATOMIC_RELAXED);
         *cur = __atomic_load_n(&pe->cur[ctx], __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&pe->chg_at[ctx], __ATOMIC_RELAXED) != now)
+        if (__atomic_load_n(&pe->chg_at[ctx], __ATOMIC_ACQUIRE) != now)
             return;
     }
-    *seq = pe->prev_seq[ctx];
-    *cur = pe->prev_cur[ctx];
+    *seq = __atomic_load_n(&pe->prev_seq[ctx], __ATOMIC_RELAXED);
+    *cur = __atomic_load_n(&pe->prev_cur[ctx], __ATOMIC_RELAXED);
 }
 
 /* Bytes of the partner's stream for this sink that it has consumed (the

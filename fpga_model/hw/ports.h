@@ -177,7 +177,7 @@ static inline void mf_stream_out_add(const mf_stream_pool_t *p, mf_stream_t *st,
     if (st->kind == MF_ST_NET) {
         uint64_t now = p->wake.sim->now;
         if (st->out_at != now) {
-            st->out_prev = st->out;
+            __atomic_store_n(&st->out_prev, st->out, __ATOMIC_RELAXED);
             __atomic_store_n(&st->out_at, now, __ATOMIC_RELEASE);
             __atomic_thread_fence(__ATOMIC_RELEASE);
         }
@@ -191,10 +191,10 @@ static inline uint64_t mf_stream_out_seen(const mf_stream_t *st, uint64_t now)
     if (__atomic_load_n(&st->out_at, __ATOMIC_ACQUIRE) != now) {
         uint64_t v = __atomic_load_n(&st->out, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&st->out_at, __ATOMIC_RELAXED) != now)
+        if (__atomic_load_n(&st->out_at, __ATOMIC_ACQUIRE) != now)
             return v;
     }
-    return st->out_prev;
+    return __atomic_load_n(&st->out_prev, __ATOMIC_RELAXED);
 }
 size_t mf_stream_take_stored(mf_stream_pool_t *p, mf_stream_t *st, uint8_t *dst, size_t n);
 /* Take n bytes (n <= available) into dst (may be NULL to drop them). */

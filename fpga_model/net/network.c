@@ -204,6 +204,10 @@ static int start_threads(mf_net_t *n, char *err, size_t errlen)
         }
         k = (int)v;
     }
+    /* the order check of test/sim_threads.sh: same figures if a phase's
+     * slices run last first */
+    const char *rev = getenv("MPIFPGA_SIM_REVERSE");
+    n->sim.reverse_chunks = rev && *rev == '1';
     n->sim.phase_end = note_pool_peak;
     n->sim.phase_end_ctx = n;
     if (mf_sim_set_threads(&n->sim, k, (uint32_t)n->nsw)) {

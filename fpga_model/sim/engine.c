@@ -254,9 +254,14 @@ static int run_prefix(mf_sim_t *s, int produce, size_t n)
     if (!n)
         return 0;
     s->deferring = produce;
-    if (s->par && n >= 2 * (size_t)s->nthreads) {
-        int nchunks = n < (size_t)nlocals(s) ? (int)n : nlocals(s);
-        phase_t ph = {s, produce, nchunks, n};
+    int nchunks = n < (size_t)nlocals(s) ? (int)n : nlocals(s);
+    phase_t ph = {s, produce, nchunks, n};
+    if (s->reverse_chunks) {
+        /* the order check: the slices on one thread, last first -- any
+         * result that depends on the order inside a phase changes */
+        for (int c = nchunks - 1; c >= 0; c--)
+            phase_slice(&ph, c);
+    } else if (s->par && n >= 2 * (size_t)s->nthreads) {
         s->par_phase = 1;
         mf_par_run(s->par, phase_slice, &ph, ph.nchunks);
         s->par_phase = 0;

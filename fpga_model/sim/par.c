@@ -76,12 +76,15 @@ static void take_chunks(mf_par_t *p, unsigned phase)
 {
     uint64_t cur = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE);
     for (;;) {
-        if ((unsigned)(cur >> 32) != phase || (unsigned)cur >= p->nchunks)
+        if ((unsigned)(cur >> 32) != phase ||
+            (unsigned)cur >= __atomic_load_n(&p->nchunks, __ATOMIC_RELAXED))
             return;
         if (!__atomic_compare_exchange_n(&p->take, &cur, cur + 1, 0, __ATOMIC_ACQ_REL,
                                          __ATOMIC_ACQUIRE))
             continue; /* cur now holds the new value */
-        p->fn(p->ctx, (int)(unsigned)cur);
+        /* the CAS acquired what the caller wrote before publishing `take` */
+        void (*fn)(void *, int) = __atomic_load_n(&p->fn, __ATOMIC_RELAXED);
+        fn(__atomic_load_n(&p->ctx, __ATOMIC_RELAXED), (int)(unsigned)cur);
         __atomic_add_fetch(&p->done, 1, __ATOMIC_ACQ_REL);
         cur = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE);
     }
@@ -139,9 +142,11 @@ int mf_par_threads(const mf_par_t *p) { return p ? p->n : 1; }
 void mf_par_run(mf_par_t *p, void (*fn)(void *ctx, int chunk), void *ctx, int nchunks)
 {
     unsigned phase = p->gen + 1;
-    p->fn = fn;
-    p->ctx = ctx;
-    p->nchunks = (unsigned)nchunks;
+    /* a worker late for the last phase may still read these (and find
+     * `take` moved on): atomic, ordered by the release store of `take` */
+    __atomic_store_n(&p->fn, fn, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->ctx, ctx, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->nchunks, (unsigned)nchunks, __ATOMIC_RELAXED);
     __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p->take, (uint64_t)phase << 32, __ATOMIC_RELEASE);
     __atomic_store_n(&p->gen, phase, __ATOMIC_SEQ_CST);

@@ -235,7 +235,8 @@ static int geomean_speedup(bench_t *b, sweep_t *sw, mf_opcode_t c, uint64_t lo, 
  * Every node count has 4 KB..256 KB; 128 nodes, the paper's largest, also
  * has the whole 4 KB..4 MB: the 1 and 4 MB points of six collectives take
  * about a minute of CPU together.  Allgather's stops at 1 MB (itself about
- * a minute): its 4 MB point alone takes 4-5 minutes (doc/validation.md). */
+ * a minute): its 4 MB point alone takes 4-5 minutes (doc/validation.md).
+ * --quick leaves these rows out. */
 typedef struct {
     const char *name;
     uint64_t lo, hi;
@@ -269,7 +270,7 @@ static void fig10_rows(vd_t *v, bench_t *b, int ni)
         sweep_t sw = {0};
         fig10_row(v, b, &sw, c, ni, &short_range);
         fig10_row(v, b, &sw, c, ni, &mid_range);
-        if (nodes[ni] == 128)
+        if (nodes[ni] == 128 && !v->quick) /* --quick: a smoke run, not minutes of 1-4 MB */
             fig10_row(v, b, &sw, c, ni,
                       colls[c] == MF_OPC_ALLGATHER ? &full_range_allgather : &full_range);
     }

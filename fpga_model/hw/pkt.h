@@ -25,11 +25,13 @@ typedef struct mf_pkt {
     uint64_t ready;    /* cycle from which the head may be used here */
     uint64_t tail_fx;  /* 16.16 fixed-point cycle the tail is here */
     uint64_t born;     /* cycle the packet was created (latency stats) */
+    /* the fields above fit one cache line (pkt.c aligns each packet) */
     uint8_t *data;     /* payload, capacity = pool payload_cap */
 } mf_pkt_t;
 
 typedef struct {
     mf_pkt_t *free;
+    struct mf_pkt_slab *slabs; /* allocated in slabs (pkt.c), freed by mf_pool_fini */
     size_t payload_cap;
     size_t live, peak; /* packets in use */
 } mf_pool_t;

@@ -98,8 +98,9 @@ static void receive_port(mf_l1_t *l, int p, uint64_t now)
         k->in_port = (int8_t)p;
         mf_route_compute(l, k);
         l->eject_waiting += k->out_port < 0;
-        k->ready = now + 2 * l->stage; /* RC, VA; SA happens at ready */
-        mf_wake(&l->wake, k->ready);
+        /* RC, VA; SA happens at ready.  No wake for it: while a packet is
+         * queued the switch's produce asks for every next cycle. */
+        k->ready = now + 2 * l->stage;
     }
     in->next_head = in->link->q.head ? in->link->q.head->ready : MF_NEVER;
 }

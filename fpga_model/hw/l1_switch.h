@@ -70,10 +70,14 @@ typedef struct mf_l1 {
     mf_outport_t out[MF_MAX_NET_PORTS];
 } mf_l1_t;
 
-/* Input VC in_vc = port * vcs + vc, the numbering of vc_held. */
+/* Input VC in_vc = port * vcs + vc, the numbering of vc_held (a shift, not
+ * a division, for the usual power-of-two VC counts). */
 static inline mf_fifo_t *mf_l1_fifo(mf_l1_t *l, unsigned in_vc)
 {
-    return &l->in[in_vc / l->vcs].vc[in_vc % l->vcs];
+    unsigned v = l->vcs;
+    if ((v & (v - 1)) == 0)
+        return &l->in[in_vc >> __builtin_ctz(v)].vc[in_vc & (v - 1)];
+    return &l->in[in_vc / v].vc[in_vc % v];
 }
 
 /* route.c: k->out_port (-1: eject here) and k->h.vc from k->h.dest */

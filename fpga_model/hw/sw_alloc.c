@@ -62,7 +62,7 @@ static int grant(mf_l1_t *l, int port, unsigned i, unsigned nvc, unsigned ncand,
     if (!wants(k, port, now) || mf_vc_alloc(l, k, now) < 0)
         return 0;
     take(l, port, i, nvc, now);
-    l->out[port].rr = (i + 1) % ncand;
+    l->out[port].rr = i + 1 == ncand ? 0 : i + 1; /* i < ncand */
     mf_l1_traverse(l, port, k, now);
     return 1;
 }

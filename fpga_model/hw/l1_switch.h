@@ -53,8 +53,9 @@ typedef struct mf_l1 {
     unsigned vcs;          /* VCs per port */
     uint32_t stage;        /* router pipeline stage, cycles */
     uint32_t l2_held;      /* bit port: l2_out[port] holds packets */
-    unsigned eject_waiting; /* packets in input VCs addressed to local engines */
     uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */
+    uint64_t eject_head[MF_VC_WORDS]; /* bit set: that VC's head ejects here (a subset
+                                       * of vc_held; the rest are routed on) */
     mf_pq_t **tx;          /* injection queue per host slot */
     const mf_eject_port_t *eject; /* by engine (global rank) */
     uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */

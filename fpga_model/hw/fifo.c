@@ -88,7 +88,7 @@ int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now)
 
 mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now)
 {
-    mf_pkt_t *k = mf_pq_pop(&f->q);
+    mf_pkt_t *k = mf_pq_pop_ahead(&f->q);
     if (k) {
         f->occ -= mf_fifo_cost(k);
         update_state(f, now);

@@ -85,7 +85,7 @@ void mf_l1_eject_ready(mf_l1_t *l, uint64_t now)
     for (int i = 0; i < l->nengines; i++) {
         mf_pkt_t *k = l->tx[i]->head;
         if (k && k->out_port < 0 && k->ready <= now && eject_free(l, k, now))
-            mf_l1_eject(l, mf_pq_pop(l->tx[i]), now);
+            mf_l1_eject(l, mf_pq_pop_ahead(l->tx[i]), now);
     }
 }
 

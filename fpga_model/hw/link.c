@@ -71,5 +71,5 @@ mf_pkt_t *mf_link_recv(mf_link_t *l, uint64_t now)
 {
     if (!l->q.head || l->q.head->ready > now)
         return NULL;
-    return mf_pq_pop(&l->q);
+    return mf_pq_pop_ahead(&l->q);
 }

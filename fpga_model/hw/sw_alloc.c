@@ -47,7 +47,7 @@ static mf_pkt_t *take(mf_l1_t *l, int port, unsigned i, unsigned nvc, uint64_t n
         return mf_l1_pop(l, i, now);
     if (i == nin)
         return pop_l2_out(l, port);
-    return mf_pq_pop(l->tx[i - nin - 1]);
+    return mf_pq_pop_ahead(l->tx[i - nin - 1]);
 }
 
 static int wants(const mf_pkt_t *k, int port, uint64_t now)

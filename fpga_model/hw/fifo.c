@@ -62,10 +62,12 @@ static void record(mf_fifo_t *f, uint8_t state, uint64_t now)
     f->tr_state[i] = state;
 }
 
-static void update_state(mf_fifo_t *f, uint64_t now)
+static inline void update_state(mf_fifo_t *f, uint64_t now)
 {
     uint32_t threshold = f->cap > f->margin ? f->cap - f->margin : 0;
-    record(f, f->occ > threshold, now);
+    uint8_t state = f->occ > threshold;
+    if (state != f->stopped) /* else record() has nothing to do */
+        record(f, state, now);
 }
 
 int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now)
@@ -86,7 +88,7 @@ int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now)
 
 mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now)
 {
-    mf_pkt_t *k = mf_pq_pop(&f->q);
+    mf_pkt_t *k = mf_pq_pop_ahead(&f->q);
     if (k) {
         f->occ -= mf_fifo_cost(k);
         update_state(f, now);
@@ -94,7 +96,7 @@ mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now)
     return k;
 }
 
-int mf_fifo_stop_seen(mf_fifo_t *f, uint64_t now)
+int mf_fifo_stop_seen_slow(mf_fifo_t *f, uint64_t now)
 {
     prune(f, now);
     if (now < f->delay)

@@ -37,7 +37,16 @@ static inline uint32_t mf_fifo_cost(const mf_pkt_t *k) { return k->nphits ? k->n
 int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now);
 mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now);
 static inline mf_pkt_t *mf_fifo_head(const mf_fifo_t *f) { return f->q.head; }
-/* Stop state as the upstream node sees it at cycle now. */
-int mf_fifo_stop_seen(mf_fifo_t *f, uint64_t now);
+/* Stop state as the upstream node sees it at cycle now, when transitions
+ * are kept (fifo.c). */
+int mf_fifo_stop_seen_slow(mf_fifo_t *f, uint64_t now);
+/* Stop state as the upstream node sees it at cycle now.  A FIFO that never
+ * passed its threshold (the usual case) keeps no transitions. */
+static inline int mf_fifo_stop_seen(mf_fifo_t *f, uint64_t now)
+{
+    if (!f->tr_n)
+        return now < f->delay ? 0 : f->seen_old;
+    return mf_fifo_stop_seen_slow(f, now);
+}
 
 #endif

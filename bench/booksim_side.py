@@ -13,8 +13,8 @@ load (the highest of 0.10, 0.15, ... 1.00 whose accepted rate is >= 95 % of
 the offered one); then bench/model_speed --only traffic runs.  One table:
 million router-cycles per CPU second of each (simulated cycles x routers /
 CPU seconds) and the ratio.  CPU seconds, not wall: on a busy machine a
-simulator's wall time includes other jobs' share of the cores (the model's
-per-wall-second figure is divided by its run's CPU share).
+simulator's wall time includes other jobs' share of the cores (model_speed
+prints its per-CPU-second figure beside the per-wall one).
 """
 import os
 import re
@@ -54,9 +54,16 @@ def model_rows(text):
         f = line.split()
         if len(f) == 1 and re.fullmatch(r"\d+x\d+x\d+", f[0]):
             torus = f[0]
-        elif torus and len(f) >= 9 and f[0] == "1" and f[7].endswith("%"):
-            share = float(f[7][:-1]) / 100
-            rows[(torus, f[1])] = float(f[8]) / share if share > 0 else 0.0
+        elif torus and len(f) >= 9 and f[0] == "1":
+            cpu = [i for i, x in enumerate(f) if x.endswith("%")]
+            if not cpu or cpu[0] + 1 >= len(f):
+                continue
+            c = cpu[0]  # cpu share; then Mrcyc/s per wall s and per CPU s
+            try:
+                rows[(torus, f[1])] = float(f[c + 2])
+            except (IndexError, ValueError):  # an older model_speed: no per-CPU column
+                share = float(f[c][:-1]) / 100
+                rows[(torus, f[1])] = float(f[c + 1]) / share if share > 0 else 0.0
     return rows
 
 
@@ -90,7 +97,7 @@ def main(argv):
                 ratio = f"{m / bs:.1f}x" if m and bs else "-"
                 mtxt = f"{m:.3f}" if m else "-"
                 print(f"{t:<7}{load:<10}{rate:>6.2f}{bs:>14.3f}{mtxt:>12}{ratio:>8}", flush=True)
-    print("# model_speed's rows (Mrcyc/s per wall second; cpu = its CPU share):")
+    print("# model_speed's rows (Mrcyc/s per wall second, cpu = its CPU share, Mrcyc/cpu-s):")
     for line in model_out.splitlines():
         if re.match(r"^\d+x\d+x\d+$", line) or re.match(r"^\s+1 ", line):
             print(line)

@@ -6,7 +6,7 @@
  *   (a) router speed: simulated router-cycles per wall-second, uniform random
  *       unicast traffic (fpga_model/traffic) on 4x4x4 and 8x8x8 tori, 1- and
  *       4-flit packets, at 0.05, 0.2 and near saturation (found by a coarse
- *       search), compared with BookSim2 where its figure is known;
+ *       search); BookSim2 is measured beside it by bench/booksim_side.py;
  *   (b) one 1 MiB Allreduce (double, sum, all ranks, timing only) on 4x4x4,
  *       8x8x8 and 16x16x16 tori: wall time, peak RSS and the model's own
  *       peak packet / stream-buffer figures, each size in a fresh process.

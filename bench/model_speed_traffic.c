@@ -5,10 +5,6 @@
  * (a) Router speed under synthetic traffic.
  * ------------------------------------------------------------------------ */
 
-/* BookSim2 (iq router, 2 VCs x 8 flits, DOR), 4x4x4 torus, 1-flit packets,
- * uniform random: million router-cycles/s on this machine (issue #2). */
-static const double booksim_mrcs[3] = {0.77, 0.35, 0.17};
-
 typedef struct {
     int k;             /* torus k x k x k */
     unsigned flits;    /* packet size */
@@ -141,21 +137,20 @@ static uint64_t size_window(const trun_t *pilot, int nsw, double target_s, uint6
     return (uint64_t)(m / 100 + 1) * 100;
 }
 
-static void print_traffic_row(const trun_t *x, const char *label, int bs_idx)
+/* One row; the last column is the speed per CPU second (the wall figure
+ * divided by the run's CPU share), the one to compare with another
+ * simulator measured beside it (bench/booksim_side.py). */
+static void print_traffic_row(const trun_t *x, const char *label)
 {
-    char ref[32] = "-", ratio[32] = "-";
     double mrcs = x->r.router_cycles_per_s / 1e6;
     double share = x->r.wall_s > 0 ? x->cpu_s / x->r.wall_s : 1;
     if (share < 0.9)
         g_busy = 1;
-    if (bs_idx >= 0) {
-        snprintf(ref, sizeof ref, "%.2f", booksim_mrcs[bs_idx]);
-        snprintf(ratio, sizeof ratio, "%.1fx", mrcs / booksim_mrcs[bs_idx]);
-    }
-    printf("%-7s %5u %-9s %6.3f %8.3f%-2s %9.1f %8llu %7.2f %5.0f%% %10.3f %9s %7s\n", "",
+    double per_cpu = x->cpu_s > 0 ? (double)x->r.cycles * x->k * x->k * x->k / x->cpu_s / 1e6 : 0;
+    printf("%-7s %5u %-9s %6.3f %8.3f%-2s %9.1f %8llu %7.2f %5.0f%% %10.3f %11.3f\n", "",
            x->flits, label, x->rate, x->r.accepted, x->r.saturated ? " !" : "",
            x->r.avg_latency_cycles, (unsigned long long)x->r.cycles, x->r.wall_s, 100 * share,
-           mrcs, ref, ratio);
+           mrcs, per_cpu);
 }
 
 int bench_traffic(const opts_t *o)
@@ -177,20 +172,15 @@ int bench_traffic(const opts_t *o)
     printf("   near saturation: highest rate with accepted >= 95%% of offered that drains, "
            "from a coarse search\n");
     printf("   (short runs; tried rate:accepted, '!' = below 95%%, '!d' = did not drain).\n");
-    printf("   BookSim2 reference (issue #2): iq router, 2 VCs x 8 flits, DOR, 4x4x4 torus, "
-           "1-flit packets:\n");
-    printf("   %.2f / %.2f / %.2f M router-cycles/s at 0.05 / 0.2 / near saturation "
-           "(its own saturation point); target >= 5x.\n\n",
-           booksim_mrcs[0], booksim_mrcs[1], booksim_mrcs[2]);
-    printf("%-7s %5s %-9s %6s %10s %9s %8s %7s %6s %10s %9s %7s\n", "torus", "flits", "load",
-           "rate", "accepted", "lat(cyc)", "cycles", "wall s", "cpu", "Mrcyc/s", "BookSim2",
-           "ratio");
+    printf("   Mrcyc/cpu-s = the same per CPU second of the run.  No BookSim2 figures are built\n");
+    printf("   in: measure it beside this one with bench/booksim_side.py BOOKSIM (bench/README.md).\n\n");
+    printf("%-7s %5s %-9s %6s %10s %9s %8s %7s %6s %10s %11s\n", "torus", "flits", "load",
+           "rate", "accepted", "lat(cyc)", "cycles", "wall s", "cpu", "Mrcyc/s", "Mrcyc/cpu-s");
     for (int ti = 0; ti < 2; ti++) {
         int k = tori[ti], nsw = k * k * k;
         printf("%dx%dx%d\n", k, k, k);
         for (int fi = 0; fi < 2; fi++) {
             unsigned f = flits[fi];
-            int bs = (k == 4 && f == 1);
             trun_t sat;
             char log[512];
             if (find_saturation(k, f, o, &sat, log, sizeof log)) {
@@ -219,8 +209,7 @@ int bench_traffic(const opts_t *o)
                     rc = 1;
                     continue;
                 }
-                print_traffic_row(&x, ri == 0 ? "0.05" : ri == 1 ? "0.2" : "near-sat",
-                                  bs ? ri : -1);
+                print_traffic_row(&x, ri == 0 ? "0.05" : ri == 1 ? "0.2" : "near-sat");
                 fflush(stdout);
             }
             printf("%-7s %5s   search:%s\n", "", "", log);

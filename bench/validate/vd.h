@@ -20,7 +20,7 @@ typedef enum {
 typedef struct {
     FILE *out;
     const char *srcdir;   /* top source directory (parameter files of the checks) */
-    int quick;            /* --quick: fewer sizes (for a smoke run), same checks */
+    int quick;            /* --quick: fewer sizes (for a smoke run), no 1-4 MB rows */
     int npass, nfail, ninfo, nmiss;
 } vd_t;
 

@@ -61,10 +61,12 @@ static void record(mf_fifo_t *f, uint8_t state, uint64_t now)
     __atomic_store_n(&f->tr_hi, f->tr_hi + 1, __ATOMIC_RELEASE);
 }
 
-static void update_state(mf_fifo_t *f, uint64_t now)
+static inline void update_state(mf_fifo_t *f, uint64_t now)
 {
     uint32_t threshold = f->cap > f->margin ? f->cap - f->margin : 0;
-    record(f, f->occ > threshold, now);
+    uint8_t state = f->occ > threshold;
+    if (state != f->stopped) /* else record() has nothing to do */
+        record(f, state, now);
 }
 
 int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now)
@@ -85,7 +87,7 @@ int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now)
 
 mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now)
 {
-    mf_pkt_t *k = mf_pq_pop(&f->q);
+    mf_pkt_t *k = mf_pq_pop_ahead(&f->q);
     if (k) {
         f->occ -= mf_fifo_cost(k);
         update_state(f, now);
@@ -98,7 +100,7 @@ mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now)
  * If the owner prunes meanwhile, the slots between an old tr_lo and the new
  * one still hold their transitions (tr_cap is twice what is ever live), and
  * the newest one old enough -- the answer -- is kept by every prune. */
-int mf_fifo_stop_seen(const mf_fifo_t *f, uint64_t now)
+int mf_fifo_stop_seen_slow(const mf_fifo_t *f, uint64_t now)
 {
     if (now < f->delay)
         return 0; /* nothing has reached upstream yet: initial state is "go" */

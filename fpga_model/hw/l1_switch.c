@@ -70,28 +70,31 @@ mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now)
 {
     mf_fifo_t *f = mf_l1_fifo(l, in_vc);
     mf_pkt_t *k = mf_fifo_pop(f, now);
+    uint64_t bit = 1ull << (in_vc % 64);
     if (!f->q.n)
-        l->vc_held[in_vc / 64] &= ~(1ull << (in_vc % 64));
+        l->vc_held[in_vc / 64] &= ~bit;
+    if (f->q.n && f->q.head->out_port < 0)
+        l->eject_head[in_vc / 64] |= bit;
+    else
+        l->eject_head[in_vc / 64] &= ~bit;
     return k;
 }
 
 /* Eject VC heads and injected packets addressed to local engines. */
 void mf_l1_eject_ready(mf_l1_t *l, uint64_t now)
 {
-    for (unsigned w = 0; w < MF_VC_WORDS && l->eject_waiting; w++) {
-        for (uint64_t m = l->vc_held[w]; m && l->eject_waiting; m &= m - 1) {
+    for (unsigned w = 0; w < MF_VC_WORDS; w++) {
+        for (uint64_t m = l->eject_head[w]; m; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
             mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(l, i));
-            if (k->out_port < 0 && k->ready <= now && eject_free(l, k, now)) {
-                l->eject_waiting--;
+            if (k->ready <= now && eject_free(l, k, now))
                 mf_l1_eject(l, mf_l1_pop(l, i, now), now);
-            }
         }
     }
     for (int i = 0; i < l->nengines; i++) {
         mf_pkt_t *k = l->tx[i]->head;
         if (k && k->out_port < 0 && k->ready <= now && eject_free(l, k, now))
-            mf_l1_eject(l, mf_pq_pop(l->tx[i]), now);
+            mf_l1_eject(l, mf_pq_pop_ahead(l->tx[i]), now);
     }
 }
 
@@ -102,13 +105,16 @@ static void receive_port(mf_l1_t *l, int p, uint64_t now)
     mf_pkt_t *k;
     while ((k = mf_link_recv(in->link, now)) != NULL) {
         unsigned i = (unsigned)p * l->vcs + k->in_vc;
-        mf_fifo_push(&in->vc[k->in_vc], k, now);
+        mf_fifo_t *f = &in->vc[k->in_vc];
+        mf_fifo_push(f, k, now);
         l->vc_held[i / 64] |= 1ull << (i % 64);
         k->in_port = (int8_t)p;
         mf_route_compute(l, k);
-        l->eject_waiting += k->out_port < 0;
-        k->ready = now + 2 * l->stage; /* RC, VA; SA happens at ready */
-        mf_wake(&l->wake, k->ready);
+        if (k->out_port < 0 && f->q.head == k)
+            l->eject_head[i / 64] |= 1ull << (i % 64);
+        /* RC, VA; SA happens at ready.  No wake for it: while a packet is
+         * queued the switch's produce asks for every next cycle. */
+        k->ready = now + 2 * l->stage;
     }
     in->next_head = in->link->q.head ? in->link->q.head->ready : MF_NEVER;
 }

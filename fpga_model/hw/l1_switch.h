@@ -53,8 +53,9 @@ typedef struct mf_l1 {
     unsigned vcs;          /* VCs per port */
     uint32_t stage;        /* router pipeline stage, cycles */
     uint32_t l2_held;      /* bit port: l2_out[port] holds packets */
-    unsigned eject_waiting; /* packets in input VCs addressed to local engines */
     uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */
+    uint64_t eject_head[MF_VC_WORDS]; /* bit set: that VC's head ejects here (a subset
+                                       * of vc_held; the rest are routed on) */
     mf_pq_t **tx;          /* injection queue per host slot */
     const mf_eject_port_t *eject; /* by engine (global rank) */
     uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */
@@ -70,10 +71,14 @@ typedef struct mf_l1 {
     mf_outport_t out[MF_MAX_NET_PORTS];
 } mf_l1_t;
 
-/* Input VC in_vc = port * vcs + vc, the numbering of vc_held. */
+/* Input VC in_vc = port * vcs + vc, the numbering of vc_held (a shift, not
+ * a division, for the usual power-of-two VC counts). */
 static inline mf_fifo_t *mf_l1_fifo(mf_l1_t *l, unsigned in_vc)
 {
-    return &l->in[in_vc / l->vcs].vc[in_vc % l->vcs];
+    unsigned v = l->vcs;
+    if ((v & (v - 1)) == 0)
+        return &l->in[in_vc >> __builtin_ctz(v)].vc[in_vc & (v - 1)];
+    return &l->in[in_vc / v].vc[in_vc % v];
 }
 
 /* route.c: k->out_port (-1: eject here) and k->h.vc from k->h.dest */

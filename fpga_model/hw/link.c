@@ -43,7 +43,12 @@ static uint32_t sample_latency(mf_link_t *l)
 uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes)
 {
     uint64_t start = mf_fx(now) > l->busy_fx ? mf_fx(now) : l->busy_fx;
-    uint64_t end = start + mf_link_ser_fx(l, k, phit_bytes);
+    uint64_t bytes = (uint64_t)k->nphits * phit_bytes + MF_NET_HDR_BYTES;
+    if (bytes != l->ser_bytes) { /* packets of one size follow each other */
+        l->ser_bytes = bytes;
+        l->ser_fx = mf_link_ser_fx(l, k, phit_bytes);
+    }
+    uint64_t end = start + l->ser_fx;
     if (end < k->tail_fx) /* cut-through: the tail cannot leave before it came in */
         end = k->tail_fx;
     l->busy_fx = end;
@@ -57,7 +62,7 @@ uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_byt
     if (k->tail_fx < mf_fx(head))
         k->tail_fx = mf_fx(head);
     mf_pq_push(&l->q, k);
-    l->bytes += (uint64_t)k->nphits * phit_bytes + MF_NET_HDR_BYTES;
+    l->bytes += bytes;
     l->pkts++;
     return head;
 }
@@ -66,5 +71,5 @@ mf_pkt_t *mf_link_recv(mf_link_t *l, uint64_t now)
 {
     if (!l->q.head || l->q.head->ready > now)
         return NULL;
-    return mf_pq_pop(&l->q);
+    return mf_pq_pop_ahead(&l->q);
 }

@@ -18,6 +18,8 @@ typedef struct {
     double jitter_sd;    /* cycles, 0 = none */
     uint32_t bpc_fx;     /* bytes per cycle, 16.16 */
     uint64_t rng;        /* per-link deterministic RNG state */
+    uint64_t ser_bytes;  /* wire bytes of the last packet sent (0: none yet) */
+    uint64_t ser_fx;     /* its serialisation time (saves a division per packet) */
     uint64_t bytes, pkts;
 } mf_link_t;
 

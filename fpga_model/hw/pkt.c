@@ -1,7 +1,27 @@
-/* Packet pool: packets are recycled, never freed during a run. */
+/* Packet pool: packets are recycled, never freed during a run.
+ *
+ * Packets come in slabs: the headers of a slab side by side, one cache
+ * line each (the fields every hop touches come before `data`, which is in
+ * a second line nobody reads per hop), the payloads in a block of their
+ * own.  A packet in flight then costs one line of cache, not a line in a
+ * 330-byte allocation, so the many packets a loaded network holds stay
+ * cache-resident longer. */
 #include "hw/pkt.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define SLAB_PKTS 256
+#define HDR_STRIDE 128 /* 2 lines: the hot fields, then data */
+
+_Static_assert(offsetof(mf_pkt_t, data) <= 64 && sizeof(mf_pkt_t) <= HDR_STRIDE,
+               "a packet's per-hop fields fit its first cache line");
+
+typedef struct mf_pkt_slab {
+    struct mf_pkt_slab *next;
+    uint8_t *payload;
+} slab_t;
 
 void mf_pool_init(mf_pool_t *p, size_t payload_cap)
 {
@@ -10,29 +30,49 @@ void mf_pool_init(mf_pool_t *p, size_t payload_cap)
 
 void mf_pool_fini(mf_pool_t *p)
 {
-    for (int t = 0; t < MF_SIM_MAX_THREADS; t++)
-        while (p->loc[t].free) {
-            mf_pkt_t *n = p->loc[t].free->next;
-            free(p->loc[t].free);
-            p->loc[t].free = n;
+    for (int t = 0; t < MF_SIM_MAX_THREADS; t++) {
+        mf_pool_local_t *l = &p->loc[t];
+        while (l->slabs) {
+            slab_t *s = l->slabs;
+            l->slabs = s->next;
+            free(s->payload);
+            free(s);
         }
+        l->free = NULL;
+    }
+}
+
+/* A slab of SLAB_PKTS packets onto l's free list, the first one on top. */
+static int add_slab(mf_pool_t *p, mf_pool_local_t *l)
+{
+    slab_t *s = aligned_alloc(HDR_STRIDE, HDR_STRIDE * (SLAB_PKTS + 1));
+    uint8_t *payload = malloc(SLAB_PKTS * (p->payload_cap ? p->payload_cap : 1));
+    if (!s || !payload) {
+        free(s);
+        free(payload);
+        return -1;
+    }
+    s->payload = payload;
+    s->next = l->slabs;
+    l->slabs = s;
+    for (int i = SLAB_PKTS - 1; i >= 0; i--) {
+        mf_pkt_t *k = (mf_pkt_t *)((uint8_t *)s + HDR_STRIDE * (size_t)(i + 1));
+        k->data = payload + (size_t)i * p->payload_cap;
+        k->next = l->free;
+        l->free = k;
+    }
+    return 0;
 }
 
 mf_pkt_t *mf_pkt_alloc(mf_pool_t *p)
 {
     mf_pool_local_t *l = &p->loc[mf_sim_tid];
+    if (!l->free && add_slab(p, l))
+        return NULL;
     mf_pkt_t *k = l->free;
-    if (k) {
-        l->free = k->next;
-    } else {
-        /* header and payload in one allocation */
-        k = malloc(sizeof *k + p->payload_cap);
-        if (!k)
-            return NULL;
-        k->data = (uint8_t *)(k + 1);
-    }
-    uint8_t *data = k->data;
-    *k = (mf_pkt_t){.data = data};
+    l->free = k->next;
+    /* every field but data, which stays the slot's payload */
+    memset(k, 0, offsetof(mf_pkt_t, data));
     l->live++;
     return k;
 }

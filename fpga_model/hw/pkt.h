@@ -26,15 +26,17 @@ typedef struct mf_pkt {
     uint64_t ready;    /* cycle from which the head may be used here */
     uint64_t tail_fx;  /* 16.16 fixed-point cycle the tail is here */
     uint64_t born;     /* cycle the packet was created (latency stats) */
+    /* the fields above fit one cache line (pkt.c aligns each packet) */
     uint8_t *data;     /* payload, capacity = pool payload_cap */
 } mf_pkt_t;
 
-/* One thread's free list (a packet is freed on the thread of the switch
- * that holds it last, often not the one that allocated it). */
+/* One thread's free list and slabs (a packet is freed on the thread of the
+ * switch that holds it last, often not the one that allocated it). */
 typedef struct {
     mf_pkt_t *free;
+    struct mf_pkt_slab *slabs; /* allocated in slabs (pkt.c), freed by mf_pool_fini */
     int64_t live;      /* allocated minus freed on this thread */
-    char pad[48];      /* a cache line each */
+    char pad[40];      /* a cache line each */
 } mf_pool_local_t;
 
 typedef struct {
@@ -79,6 +81,19 @@ static inline mf_pkt_t *mf_pq_pop(mf_pq_t *q)
         q->n--;
         k->next = NULL;
     }
+    return k;
+}
+
+/* Pop q's head and start loading the packet two places behind it.  For
+ * queues whose packets wait long (links: 110 cycles; backed-up FIFOs) and
+ * are popped one per cycle or so: the new head was fetched this way at the
+ * previous pop, so reading it does not stall, and its successor is in cache
+ * by the next pop. */
+static inline mf_pkt_t *mf_pq_pop_ahead(mf_pq_t *q)
+{
+    mf_pkt_t *k = mf_pq_pop(q);
+    if (q->head)
+        __builtin_prefetch(q->head->next);
     return k;
 }
 

@@ -47,7 +47,7 @@ static mf_pkt_t *take(mf_l1_t *l, int port, unsigned i, unsigned nvc, uint64_t n
         return mf_l1_pop(l, i, now);
     if (i == nin)
         return pop_l2_out(l, port);
-    return mf_pq_pop(l->tx[i - nin - 1]);
+    return mf_pq_pop_ahead(l->tx[i - nin - 1]);
 }
 
 static int wants(const mf_pkt_t *k, int port, uint64_t now)
@@ -62,7 +62,7 @@ static int grant(mf_l1_t *l, int port, unsigned i, unsigned nvc, unsigned ncand,
     if (!wants(k, port, now) || mf_vc_alloc(l, k, now) < 0)
         return 0;
     take(l, port, i, nvc, now);
-    l->out[port].rr = (i + 1) % ncand;
+    l->out[port].rr = i + 1 == ncand ? 0 : i + 1; /* i < ncand */
     mf_l1_traverse(l, port, k, now);
     return 1;
 }
@@ -108,10 +108,70 @@ static void request(requests_t *r, uint32_t *ports, int port, unsigned i)
     r->bits[port][i / 64] |= 1ull << (i % 64);
 }
 
+/* Round robin over one word of requesters (ncand <= 64): those at or after
+ * rr first, then the rest, each in ascending order, as arbitrate(). */
+static void arbitrate_word(mf_l1_t *l, int port, uint64_t bits, unsigned nvc, unsigned ncand,
+                           uint64_t now)
+{
+    uint64_t late = bits & (~0ull << l->out[port].rr); /* rr < ncand <= 64 */
+    while (bits) {
+        unsigned i = (unsigned)__builtin_ctzll(late ? late : bits);
+        if (grant(l, port, i, nvc, ncand, now))
+            return;
+        late &= ~(1ull << i);
+        bits &= ~(1ull << i);
+    }
+}
+
+/* Switches with at most 64 requesters (a torus switch has 6 ports x VCs,
+ * the L2 queue and its converters): each output's requests in one word. */
+static void alloc_word(mf_l1_t *l, unsigned nin, unsigned ncand, uint64_t now)
+{
+    unsigned nvc = l->vcs;
+    uint64_t bits[MF_MAX_NET_PORTS];
+    uint32_t ports = 0;
+#define REQUEST(p_, i_)                                                              \
+    do {                                                                             \
+        uint32_t pb_ = 1u << (p_);                                                   \
+        if (!(ports & pb_))                                                          \
+            bits[p_] = 0;                                                            \
+        bits[p_] |= 1ull << (i_);                                                    \
+        ports |= pb_;                                                                \
+    } while (0)
+    /* held VCs whose head is routed on (eject heads are the others) */
+    for (uint64_t m = l->vc_held[0] & ~l->eject_head[0]; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(m);
+        mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(l, i));
+        if (k->ready <= now)
+            REQUEST(k->out_port, i);
+    }
+    for (uint32_t m = l->l2_held; m; m &= m - 1) {
+        int p = __builtin_ctz(m);
+        if (wants(l->l2_out[p].head, p, now))
+            REQUEST(p, nin);
+    }
+    for (int e = 0; e < l->nengines; e++) {
+        mf_pkt_t *k = l->tx[e]->head;
+        if (k && k->out_port >= 0 && k->ready <= now)
+            REQUEST(k->out_port, nin + 1 + (unsigned)e);
+    }
+#undef REQUEST
+    while (ports) {
+        int p = __builtin_ctz(ports);
+        ports &= ports - 1;
+        if (mf_link_free(&l->out[p].link, now + l->stage + 1))
+            arbitrate_word(l, p, bits[p], nvc, ncand, now);
+    }
+}
+
 void mf_sw_alloc(mf_l1_t *l, uint64_t now)
 {
     unsigned nvc = l->vcs;
     unsigned nin = (unsigned)l->nports * nvc, ncand = nin + 1 + (unsigned)l->nengines;
+    if (ncand <= 64) {
+        alloc_word(l, nin, ncand, now);
+        return;
+    }
     if (ncand > MAX_CAND) {
         for (int p = 0; p < l->nports; p++)
             if (l->out[p].connected && mf_link_free(&l->out[p].link, now + l->stage + 1))

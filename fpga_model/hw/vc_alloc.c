@@ -14,14 +14,20 @@ static unsigned flow_hash(const mf_pkt_t *k)
     return h ^ (h >> 15);
 }
 
+/* h % n without a division when n is a power of two (the usual VC counts) */
+static unsigned mod(unsigned h, unsigned n)
+{
+    return (n & (n - 1)) == 0 ? h & (n - 1) : h % n;
+}
+
 int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
 {
     unsigned nvc = l->vcs, v;
     if (l->topo->kind == MF_TOPO_TORUS) {
         unsigned half = nvc / 2;
-        v = k->h.vc * half + flow_hash(k) % half;
+        v = k->h.vc * half + mod(flow_hash(k), half);
     } else {
-        v = flow_hash(k) % nvc;
+        v = mod(flow_hash(k), nvc);
     }
     mf_outport_t *o = &l->out[k->out_port];
     if (mf_fifo_stop_seen(&o->peer->in[o->peer_port].vc[v], now))

@@ -114,6 +114,7 @@ typedef struct {
     uint64_t *next;  /* next injection cycle per node */
     uint64_t *rng;
     double p;        /* packets per node per cycle */
+    double log_q;    /* log(1 - p), the same in every gap */
     uint64_t stop;   /* no injection from this cycle on */
     int stopped;     /* run over: the module may still be woken once */
     uint64_t win_lo, win_hi;
@@ -126,7 +127,7 @@ static uint64_t gap(gen_t *g, int node)
     if (g->p >= 1.0)
         return 1;
     double u = unif(&g->rng[node]);
-    return 1 + (uint64_t)floor(log(u) / log(1.0 - g->p));
+    return 1 + (uint64_t)floor(log(u) / g->log_q);
 }
 
 static void inject(gen_t *g, int node, uint64_t now)
@@ -226,6 +227,7 @@ int mf_traffic_run(mf_net_t *n, const mf_traffic_cfg_t *cfg, mf_traffic_result_t
     }
     n->traffic_owned = g;
     *g = (gen_t){.net = n, .cfg = cfg, .p = cfg->rate / cfg->pkt_phits};
+    g->log_q = log(1.0 - g->p);
     g->next = calloc((size_t)N, sizeof *g->next);
     g->rng = calloc((size_t)N, sizeof *g->rng);
     if (!g->next || !g->rng || mf_sim_add(&n->sim, &g->mod, NULL, gen_produce)) {

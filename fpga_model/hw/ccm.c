@@ -112,6 +112,7 @@ static void start(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     else
         c->seq = ++e->seq[ctx];
     c->host_done = now;
+    c->next_check = 0; /* every flow looks at the first cycle */
     e->cur[ctx] = c;
     e->running |= 1u << ctx;
     m->nactive++;
@@ -169,11 +170,31 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now)
     e->cur[c->req.hdr.ctx] = NULL;
     e->running &= ~(1u << c->req.hdr.ctx);
     m->nactive--;
+    mf_ccm_forget_waits(m, c);
     free_coll(m, c);
     mf_wake(&m->wake, now + 1); /* the next collective on this context may start */
 }
 
-/* Drive one collective for a cycle; *busy is set if it can move next cycle. */
+/* Step the flows of c that may do something this cycle.  c->next_check is
+ * lowered by whatever lowers a flow's (an input push, a parked flow woken:
+ * ccm_wait.c), so a cycle in which no flow is due touches none of them. */
+static void step_flows(mf_ccm_t *m, mf_coll_t *c, uint64_t now, int *busy)
+{
+    while (c->first_live < c->nfl && c->fl[c->first_live].done)
+        c->first_live++; /* flows mostly finish in build order */
+    c->next_check = MF_NEVER;
+    for (int i = c->first_live; i < c->nfl; i++) {
+        mf_flow_t *f = &c->fl[i];
+        if (f->done || f->park) /* a parked flow is woken when its sink has room */
+            continue;
+        if (f->next_check <= now)
+            *busy |= mf_flow_step(m, c, f, now);
+        if (!f->done && !f->park && f->next_check < c->next_check)
+            c->next_check = f->next_check;
+    }
+}
+
+/* Drive one collective for a cycle; *busy gets MF_BUSY_* bits. */
 static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now, int *busy)
 {
     /* the processor header reaches the CCM (an aggregation engine is
@@ -182,17 +203,17 @@ static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now
     if (!c->status.code) {
         if (c->reads_left) {
             mf_call_put(&m->read, c, now);
-            *busy |= c->reads_left > 0; /* the DMA reads on next cycle */
+            /* the DMA reads on next cycle if a window has room; else a flow
+             * taking bytes wakes the switch (flow.c) */
+            if (c->reads_left)
+                *busy |= c->read_room ? MF_BUSY_RUN : MF_BUSY_POLL;
         }
         if (now < cfg) {
             mf_wake(&m->wake, cfg);
             return;
         }
-        while (c->first_live < c->nfl && c->fl[c->first_live].done)
-            c->first_live++; /* flows mostly finish in build order */
-        for (int i = c->first_live; i < c->nfl; i++)
-            if (!c->fl[i].done && c->fl[i].next_check <= now) /* else it would return 0 */
-                *busy |= mf_flow_step(m, c, &c->fl[i], now);
+        if (c->next_check <= now)
+            step_flows(m, c, now, busy);
         if (!c->host_signalled && host_side_done(c))
             signal_host(m, c);
     }

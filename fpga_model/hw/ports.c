@@ -33,8 +33,11 @@ void mf_fault(const mf_fault_port_t *f, const char *msg)
 /* Tell the consuming flow to look at this stream again at cycle `when`. */
 static void notify(mf_stream_t *st, uint64_t when)
 {
-    if (st->check && when < *st->check)
+    if (st->check && when < *st->check) {
         *st->check = when;
+        if (when < *st->call_check)
+            *st->call_check = when;
+    }
 }
 
 void mf_stream_close(mf_stream_t *st, uint64_t visible)

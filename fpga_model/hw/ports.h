@@ -129,6 +129,9 @@ typedef struct {
     uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
     uint8_t tag;       /* NET: schedule edge */
     uint64_t *check;   /* consumer flow's next_check (set after the build) */
+    uint64_t *call_check; /* and its call's (mf_coll_t.next_check) */
+    int room_waiter;   /* INTERNAL: 1 + the producer flow parked until bytes
+                        * are taken (ccm_wait.c), 0 if none */
 } mf_stream_t;
 
 
@@ -220,6 +223,7 @@ typedef struct {
     uint8_t nin;
     uint8_t cur;       /* CONCAT: input being serialised */
     uint8_t done;
+    uint8_t park;      /* why it is parked, waiting for room (ccm_wait.c), or 0 */
     int blk;           /* sink that stopped the last step, or -1 (flow.c) */
     uint64_t next_check; /* earliest cycle stepping it can do anything */
     uint64_t len, pos; /* output bytes total / produced */
@@ -253,8 +257,11 @@ typedef struct mf_coll {
     int16_t tag_stream[32]; /* NET stream per tag, -1 none */
     int flows_left;
     int first_live;     /* flows before it are done */
+    uint64_t next_check; /* at most the next_check of every flow not done or
+                          * parked: before it, no flow needs a look (ccm.c) */
     int reads_left;     /* HOST streams the DMA has not finished reading */
     int *rd_st, nrd;    /* those streams, in index order (dma.c) */
+    int read_room;      /* one of them had room to read into after this cycle (dma.c) */
     int host_sinks_left; /* HOST sinks not complete */
     uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;

@@ -113,6 +113,7 @@ static void start(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now)
         c->seq = ++e->seq[ctx];
     c->host_done = now;
     c->next_check = 0; /* every flow looks at the first cycle */
+    c->read_room = 1;
     e->cur[ctx] = c;
     e->running |= 1u << ctx;
     m->nactive++;
@@ -170,6 +171,11 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now)
     e->cur[c->req.hdr.ctx] = NULL;
     e->running &= ~(1u << c->req.hdr.ctx);
     m->nactive--;
+    /* its partners' credits for it become unlimited (flow.c, partner_consumed) */
+    for (int i = 0; i < c->nst; i++)
+        if (c->st[i].kind == MF_ST_NET && c->st[i].src &&
+            m->engines[c->st[i].src - 1].ccm->park_credits)
+            mf_wake_now(&m->engines[c->st[i].src - 1].ccm->wake);
     mf_ccm_forget_waits(m, c);
     free_coll(m, c);
     mf_wake(&m->wake, now + 1); /* the next collective on this context may start */
@@ -202,7 +208,8 @@ static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now
     uint64_t cfg = c->start + (is_agg(e) ? 0 : m->cfg->pcie);
     if (!c->status.code) {
         if (c->reads_left) {
-            mf_call_put(&m->read, c, now);
+            if (c->read_room) /* else every window is still full (dma.c) */
+                mf_call_put(&m->read, c, now);
             /* the DMA reads on next cycle if a window has room; else a flow
              * taking bytes wakes the switch (flow.c) */
             if (c->reads_left)

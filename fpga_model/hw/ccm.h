@@ -48,6 +48,8 @@ typedef struct mf_ccm {
     size_t *pending;             /* calls posted whose host has not been signalled */
     int nactive;                 /* calls running on this switch */
     int nparked;                 /* flows parked waiting for room (ccm_wait.c) */
+    int park_credits;            /* flows waiting for credits do not keep it awake;
+                                  * partners' takes wake it (set once, read by all) */
     mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
     int nl2_wait, capl2_wait;
 } mf_ccm_t;

@@ -408,8 +408,16 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
         mf_stream_t *st = &c->st[f->in[i]];
         if (st->room_waiter)
             mf_flow_room_taken(m, c, f, st, now);
-        else if (st->kind == MF_ST_HOST && st->issued < st->len)
+        else if (st->kind == MF_ST_HOST && st->issued < st->len) {
+            c->read_room = 1;
             mf_wake(&m->wake, now + 1);
+        } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
+            /* credits back to the sender, which sees them at once if its
+             * switch comes later in this cycle (partner_consumed) */
+            const mf_ccm_t *sender = m->engines[st->src - 1].ccm;
+            if (sender->park_credits)
+                mf_wake_now(&sender->wake);
+        }
     }
 }
 

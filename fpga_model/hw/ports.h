@@ -73,6 +73,9 @@ static inline void mf_wake(const mf_wake_port_t *w, uint64_t cycle)
 {
     mf_sim_wake(w->sim, w->mod, cycle);
 }
+/* Run the module in this cycle if it comes after the running one, else in
+ * the next: when it would see what the running one wrote (mf_sim_wake_now). */
+static inline void mf_wake_now(const mf_wake_port_t *w) { mf_sim_wake_now(w->sim, w->mod); }
 
 /* ---- status port (one per call) and fault port (the network's) ------------ */
 
@@ -132,6 +135,8 @@ typedef struct {
     uint64_t *call_check; /* and its call's (mf_coll_t.next_check) */
     int room_waiter;   /* INTERNAL: 1 + the producer flow parked until bytes
                         * are taken (ccm_wait.c), 0 if none */
+    int src;           /* NET: 1 + the sending engine's global rank, 0 until
+                        * its first packet (collector.c) */
 } mf_stream_t;
 
 
@@ -261,7 +266,8 @@ typedef struct mf_coll {
                           * parked: before it, no flow needs a look (ccm.c) */
     int reads_left;     /* HOST streams the DMA has not finished reading */
     int *rd_st, nrd;    /* those streams, in index order (dma.c) */
-    int read_room;      /* one of them had room to read into after this cycle (dma.c) */
+    int read_room;      /* one of them may have room to read into: the DMA found
+                         * room, or a flow took bytes since (dma.c, flow.c) */
     int host_sinks_left; /* HOST sinks not complete */
     uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;

@@ -48,11 +48,12 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     mf_sw_alloc(&s->l1, now);
     if (s->ccm.nl2_wait) /* flows parked on a full L2 queue: did it pop? */
         mf_ccm_l2_room(&s->ccm, now, &busy);
-    int run = (busy & MF_BUSY_RUN) || mf_l1_has_queued(&s->l1);
-    if (run)
-        mf_switch_wake(s, now + 1);
+    /* the L1 sleeps until a packet it holds can move (mf_l1_next_move) */
+    uint64_t next = busy & MF_BUSY_RUN ? now + 1 : mf_l1_next_move(&s->l1, now);
+    if (next != MF_NEVER)
+        mf_switch_wake(s, next);
     s->ran_at = now;
-    s->polled = run || busy || s->ccm.nparked;
+    s->polled = busy || s->ccm.nparked || next != MF_NEVER; /* a packet held: polled */
 }
 
 /* ---- the ports' synchronous hand-overs ------------------------------------ */

@@ -31,6 +31,8 @@ void mf_sim_fini(mf_sim_t *s)
     free(s->mods);
     free(s->due);
     free(s->soon);
+    free(s->todo);
+    free(s->late);
     free(s->heap);
     free(s->run);
     *s = (mf_sim_t){0};
@@ -59,6 +61,16 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
             return -1;
         q[words - 1] = 0;
         s->soon = q;
+        uint64_t *t = realloc(s->todo, words * sizeof *t);
+        if (!t)
+            return -1;
+        t[words - 1] = 0;
+        s->todo = t;
+        uint64_t *l = realloc(s->late, words * sizeof *l);
+        if (!l)
+            return -1;
+        l[words - 1] = 0;
+        s->late = l;
         s->capdue = words;
     }
     return 0;
@@ -147,13 +159,15 @@ static void mark_due(mf_sim_t *s, uint32_t id)
     s->due[id / 64] |= 1ull << (id % 64);
 }
 
-/* The due modules in id order; clears the marks. */
+/* The due modules in id order (and as the produce phase's to-do bitmap);
+ * clears the marks. */
 static int collect_due(mf_sim_t *s)
 {
     size_t words = (s->nmods + 63) / 64;
     for (size_t w = 0; w < words; w++) {
         uint64_t m = s->due[w];
         s->due[w] = 0;
+        s->todo[w] = m;
         while (m) {
             s->run[s->nrun++] = s->mods[w * 64 + (size_t)__builtin_ctzll(m)];
             m &= m - 1;
@@ -161,6 +175,8 @@ static int collect_due(mf_sim_t *s)
     }
     return 0;
 }
+
+static void produce_all(mf_sim_t *s);
 
 int mf_sim_step(mf_sim_t *s)
 {
@@ -195,14 +211,45 @@ int mf_sim_step(mf_sim_t *s)
         if (s->run[i]->consume)
             s->run[i]->consume(s->run[i], s);
     s->in_produce = 1;
-    for (size_t i = 0; i < s->nrun; i++) {
-        /* the cycle's request is served: asking for this cycle again later
-         * (between steps) must run the module again, not be dropped */
-        s->run[i]->last_req = MF_NEVER;
-        s->run[i]->produce(s->run[i], s);
-    }
+    produce_all(s);
     s->in_produce = 0;
     s->active_cycles++;
-    s->module_steps += s->nrun;
     return 1;
+}
+
+/* The produce phase: the to-do bitmap in id order, re-read as it goes so
+ * that a module woken for this cycle (mf_sim_wake_now) runs in its place. */
+static void produce_all(mf_sim_t *s)
+{
+    size_t words = (s->nmods + 63) / 64;
+    for (size_t w = 0; w < words; w++) {
+        while (s->todo[w]) {
+            uint64_t bit = s->todo[w] & -s->todo[w];
+            s->todo[w] &= ~bit;
+            mf_module_t *m = s->mods[w * 64 + (size_t)__builtin_ctzll(bit)];
+            s->running = m->id;
+            if (s->late[w] & bit) {
+                s->late[w] &= ~bit;
+                if (m->consume)
+                    m->consume(m, s);
+            }
+            /* the cycle's request is served: asking for this cycle again
+             * later (between steps) must run the module again, not be dropped */
+            m->last_req = MF_NEVER;
+            m->produce(m, s);
+            s->module_steps++;
+        }
+    }
+}
+
+int mf_sim_wake_now(mf_sim_t *s, mf_module_t *m)
+{
+    if (!s->in_produce || m->id <= s->running)
+        return mf_sim_wake(s, m, s->now); /* next cycle while producing */
+    uint64_t bit = 1ull << (m->id % 64);
+    if (!(s->todo[m->id / 64] & bit)) { /* not due this cycle: its consume has not run */
+        s->todo[m->id / 64] |= bit;
+        s->late[m->id / 64] |= bit;
+    }
+    return 0;
 }

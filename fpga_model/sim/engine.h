@@ -59,6 +59,11 @@ struct mf_sim {
     uint64_t active_cycles; /* cycles in which at least one module ran */
     uint64_t module_steps;  /* module-cycles executed */
     int in_produce;
+    /* the current cycle's produce phase: modules still to run (bitmap by
+     * id), those among them whose consume has not run (woken during the
+     * phase, mf_sim_wake_now), and the one running */
+    uint64_t *todo, *late;
+    uint32_t running;
 };
 
 int mf_sim_init(mf_sim_t *s);
@@ -88,6 +93,11 @@ static inline int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
     }
     return mf_sim_enqueue(s, m, cycle);
 }
+/* Run module m in the current cycle if that can still be done in id order
+ * -- its produce comes after the running module's -- else in the next.  This
+ * is when a module that reads state the running one writes in this cycle
+ * would see it (a partner's credits, hw/flow.c).  Returns 0 or -1. */
+int mf_sim_wake_now(mf_sim_t *s, mf_module_t *m);
 /* Cycle of the next scheduled activity, MF_NEVER if none. */
 uint64_t mf_sim_next(const mf_sim_t *s);
 /* Run the next active cycle (consume all, then produce all).  Returns 1 if a

@@ -124,6 +124,7 @@ static void start(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now)
                     c->status.err[0] ? c->status.err : "out of memory");
     else if (mf_flow_prepare(m, c) < 0)
         mf_status_fail(&c->status, "out of memory");
+    c->flow_due = c->nfl >= 64 ? ~0ull : (1ull << c->nfl) - 1; /* all look first */
     if (!c->status.code)
         mf_call_put(&e->adopt, c, now);
     mf_wake(&m->wake, now + 1);
@@ -181,11 +182,38 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now)
     mf_wake(&m->wake, now + 1); /* the next collective on this context may start */
 }
 
+/* With at most 64 flows, c->flow_due holds those with a next_check (set by
+ * whatever sets one: an input push, a parked flow woken): the others --
+ * done, parked, or waiting for input that has not come -- cost nothing.
+ * The set is re-read as flows step, in index order, so a flow a step wakes
+ * for this cycle still steps in it. */
+static void step_due_flows(mf_ccm_t *m, mf_coll_t *c, uint64_t now, int *busy)
+{
+    c->next_check = MF_NEVER;
+    for (int i = -1;;) {
+        uint64_t later = i < 63 ? c->flow_due & (~0ull << (i + 1)) : 0;
+        if (!later)
+            break;
+        i = __builtin_ctzll(later);
+        mf_flow_t *f = &c->fl[i];
+        if (!f->done && !f->park && f->next_check <= now)
+            *busy |= mf_flow_step(m, c, f, now);
+        if (f->done || f->park || f->next_check == MF_NEVER)
+            c->flow_due &= ~(1ull << i);
+        else if (f->next_check < c->next_check)
+            c->next_check = f->next_check;
+    }
+}
+
 /* Step the flows of c that may do something this cycle.  c->next_check is
  * lowered by whatever lowers a flow's (an input push, a parked flow woken:
  * ccm_wait.c), so a cycle in which no flow is due touches none of them. */
 static void step_flows(mf_ccm_t *m, mf_coll_t *c, uint64_t now, int *busy)
 {
+    if (c->nfl <= 64) {
+        step_due_flows(m, c, now, busy);
+        return;
+    }
     while (c->first_live < c->nfl && c->fl[c->first_live].done)
         c->first_live++; /* flows mostly finish in build order */
     c->next_check = MF_NEVER;

@@ -150,7 +150,8 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct)
         for (int i = 0; i < c->fl[f].nin; i++)
         {
             c->st[c->fl[f].in[i]].check = &c->fl[f].next_check;
-            c->st[c->fl[f].in[i]].call_check = &c->next_check;
+            c->st[c->fl[f].in[i]].call = c;
+            c->st[c->fl[f].in[i]].consumer = f;
         }
     c->flows_left = c->nfl;
     return 0;

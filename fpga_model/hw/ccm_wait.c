@@ -101,7 +101,8 @@ int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 void mf_flow_room_taken(mf_ccm_t *m, mf_coll_t *c, const mf_flow_t *taker, mf_stream_t *st,
                         uint64_t now)
 {
-    mf_flow_t *f = &c->fl[st->room_waiter - 1];
+    int idx = st->room_waiter - 1;
+    mf_flow_t *f = &c->fl[idx];
     st->room_waiter = 0;
     if (f->park != PARK_STREAM)
         return;
@@ -113,6 +114,7 @@ void mf_flow_room_taken(mf_ccm_t *m, mf_coll_t *c, const mf_flow_t *taker, mf_st
         f->next_check = at;
     if (at < c->next_check)
         c->next_check = at;
+    c->flow_due |= 1ull << (idx & 63);
     if (f < taker)
         mf_wake(&m->wake, now + 1);
 }
@@ -135,6 +137,7 @@ void mf_ccm_l2_room(mf_ccm_t *m, uint64_t now, int *busy)
             f->next_check = now + 1;
         if (now + 1 < w.c->next_check)
             w.c->next_check = now + 1;
+        w.c->flow_due |= 1ull << (w.flow & 63);
         *busy |= MF_BUSY_RUN;
     }
     m->nl2_wait = kept;

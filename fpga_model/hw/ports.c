@@ -35,8 +35,10 @@ static void notify(mf_stream_t *st, uint64_t when)
 {
     if (st->check && when < *st->check) {
         *st->check = when;
-        if (when < *st->call_check)
-            *st->call_check = when;
+        mf_coll_t *c = st->call;
+        if (when < c->next_check)
+            c->next_check = when;
+        c->flow_due |= 1ull << (st->consumer & 63);
     }
 }
 

@@ -132,7 +132,8 @@ typedef struct {
     uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
     uint8_t tag;       /* NET: schedule edge */
     uint64_t *check;   /* consumer flow's next_check (set after the build) */
-    uint64_t *call_check; /* and its call's (mf_coll_t.next_check) */
+    struct mf_coll *call; /* its call, and the consumer flow's index in it */
+    int consumer;
     int room_waiter;   /* INTERNAL: 1 + the producer flow parked until bytes
                         * are taken (ccm_wait.c), 0 if none */
     int src;           /* NET: 1 + the sending engine's global rank, 0 until
@@ -264,6 +265,8 @@ typedef struct mf_coll {
     int first_live;     /* flows before it are done */
     uint64_t next_check; /* at most the next_check of every flow not done or
                           * parked: before it, no flow needs a look (ccm.c) */
+    uint64_t flow_due;  /* with at most 64 flows: bit i set if flow i has a
+                         * next_check (ccm.c steps only those) */
     int reads_left;     /* HOST streams the DMA has not finished reading */
     int *rd_st, nrd;    /* those streams, in index order (dma.c) */
     int read_room;      /* one of them may have room to read into: the DMA found

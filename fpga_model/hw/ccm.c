@@ -160,6 +160,8 @@ static void start(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now)
     /* an aggregation engine takes the children's sequence number (mf_ccm_post_agg) */
     __atomic_store_n(&e->seq[ctx], c->seq, __ATOMIC_RELAXED);
     c->host_done = now;
+    c->next_check = 0; /* every flow looks at the first cycle */
+    c->read_room = 1;
     __atomic_store_n(&e->cur[ctx], c, __ATOMIC_RELAXED);
     e->running |= 1u << ctx;
     m->nactive++;
@@ -170,6 +172,7 @@ static void start(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now)
                     c->status.err[0] ? c->status.err : "out of memory");
     else if (mf_flow_prepare(m, c) < 0)
         mf_status_fail(&c->status, "out of memory");
+    c->flow_due = c->nfl >= 64 ? ~0ull : (1ull << c->nfl) - 1; /* all look first */
     if (!c->status.code)
         mf_call_put(&e->adopt, c, now);
     mf_wake(&m->wake, now + 1);
@@ -218,11 +221,64 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now)
     __atomic_store_n(&e->cur[c->req.hdr.ctx], NULL, __ATOMIC_RELAXED);
     e->running &= ~(1u << c->req.hdr.ctx);
     m->nactive--;
+    /* its partners' credits for it become unlimited from the next cycle
+     * (flow.c, partner_consumed) */
+    for (int i = 0; i < c->nst; i++)
+        if (c->st[i].kind == MF_ST_NET && c->st[i].src &&
+            m->engines[c->st[i].src - 1].ccm->park_credits)
+            mf_wake(&m->engines[c->st[i].src - 1].ccm->wake, now + 1);
+    mf_ccm_forget_waits(m, c);
     free_coll(m, c);
     mf_wake(&m->wake, now + 1); /* the next collective on this context may start */
 }
 
-/* Drive one collective for a cycle; *busy is set if it can move next cycle. */
+/* With at most 64 flows, c->flow_due holds those with a next_check (set by
+ * whatever sets one: an input push, a parked flow woken): the others --
+ * done, parked, or waiting for input that has not come -- cost nothing.
+ * The set is re-read as flows step, in index order, so a flow a step wakes
+ * for this cycle still steps in it. */
+static void step_due_flows(mf_ccm_t *m, mf_coll_t *c, uint64_t now, int *busy)
+{
+    c->next_check = MF_NEVER;
+    for (int i = -1;;) {
+        uint64_t later = i < 63 ? c->flow_due & (~0ull << (i + 1)) : 0;
+        if (!later)
+            break;
+        i = __builtin_ctzll(later);
+        mf_flow_t *f = &c->fl[i];
+        if (!f->done && !f->park && f->next_check <= now)
+            *busy |= mf_flow_step(m, c, f, now);
+        if (f->done || f->park || f->next_check == MF_NEVER)
+            c->flow_due &= ~(1ull << i);
+        else if (f->next_check < c->next_check)
+            c->next_check = f->next_check;
+    }
+}
+
+/* Step the flows of c that may do something this cycle.  c->next_check is
+ * lowered by whatever lowers a flow's (an input push, a parked flow woken:
+ * ccm_wait.c), so a cycle in which no flow is due touches none of them. */
+static void step_flows(mf_ccm_t *m, mf_coll_t *c, uint64_t now, int *busy)
+{
+    if (c->nfl <= 64) {
+        step_due_flows(m, c, now, busy);
+        return;
+    }
+    while (c->first_live < c->nfl && c->fl[c->first_live].done)
+        c->first_live++; /* flows mostly finish in build order */
+    c->next_check = MF_NEVER;
+    for (int i = c->first_live; i < c->nfl; i++) {
+        mf_flow_t *f = &c->fl[i];
+        if (f->done || f->park) /* a parked flow is woken when its sink has room */
+            continue;
+        if (f->next_check <= now)
+            *busy |= mf_flow_step(m, c, f, now);
+        if (!f->done && !f->park && f->next_check < c->next_check)
+            c->next_check = f->next_check;
+    }
+}
+
+/* Drive one collective for a cycle; *busy gets MF_BUSY_* bits. */
 static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now, int *busy)
 {
     /* the processor header reaches the CCM (an aggregation engine is
@@ -230,18 +286,19 @@ static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now
     uint64_t cfg = c->start + (is_agg(e) ? 0 : m->cfg->pcie);
     if (!c->status.code) {
         if (c->reads_left) {
-            mf_call_put(&m->read, c, now);
-            *busy |= c->reads_left > 0; /* the DMA reads on next cycle */
+            if (c->read_room) /* else every window is still full (dma.c) */
+                mf_call_put(&m->read, c, now);
+            /* the DMA reads on next cycle if a window has room; else a flow
+             * taking bytes wakes the switch (flow.c) */
+            if (c->reads_left)
+                *busy |= c->read_room ? MF_BUSY_RUN : MF_BUSY_POLL;
         }
         if (now < cfg) {
             mf_wake(&m->wake, cfg);
             return;
         }
-        while (c->first_live < c->nfl && c->fl[c->first_live].done)
-            c->first_live++; /* flows mostly finish in build order */
-        for (int i = c->first_live; i < c->nfl; i++)
-            if (!c->fl[i].done && c->fl[i].next_check <= now) /* else it would return 0 */
-                *busy |= mf_flow_step(m, c, &c->fl[i], now);
+        if (c->next_check <= now)
+            step_flows(m, c, now, busy);
         if (!c->host_signalled && host_side_done(c))
             signal_host(m, c);
     }

@@ -14,6 +14,20 @@
 
 struct mf_switch;
 
+/* What a cycle of the CCM leaves for the next (the `busy` bits its steps
+ * set): RUN, something can move next cycle, so the switch must run then;
+ * POLL, something waits for room that an event will wake (ccm_wait.c) --
+ * the switch need not run, but a model that polled it would have (switch.c
+ * keeps the engines' round robin as if it had). */
+#define MF_BUSY_RUN 1
+#define MF_BUSY_POLL 2
+
+/* A flow parked until its L2 output queue has room (ccm_wait.c). */
+typedef struct {
+    mf_coll_t *c;
+    int flow, queue;
+} mf_l2_waiter_t;
+
 /* The CCM of one switch: its ports. */
 typedef struct mf_ccm {
     /* what every flow step reads, together at the start */
@@ -33,6 +47,11 @@ typedef struct mf_ccm {
     const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
     size_t *pending;             /* calls posted whose host has not been signalled */
     int nactive;                 /* calls running on this switch */
+    int nparked;                 /* flows parked waiting for room (ccm_wait.c) */
+    int park_credits;            /* flows waiting for credits do not keep it awake;
+                                  * partners' takes wake it (set once, read by all) */
+    mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
+    int nl2_wait, capl2_wait;
 } mf_ccm_t;
 
 typedef struct mf_engine {
@@ -73,8 +92,17 @@ void mf_ccm_progress(mf_engine_t *e, uint64_t now, int *busy);
 void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now);
 /* ccm_algo.c */
 int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
-/* flow.c */
+/* flow.c; mf_flow_step returns MF_BUSY_* bits */
 int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c);
 int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
+/* ccm_wait.c: flows parked until their sink has room */
+int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
+void mf_flow_unpark(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f);
+void mf_flow_room_taken(mf_ccm_t *m, mf_coll_t *c, const mf_flow_t *taker, mf_stream_t *st,
+                        uint64_t now);
+/* After switch allocation: wake the flows whose L2 queue has room now. */
+void mf_ccm_l2_room(mf_ccm_t *m, uint64_t now, int *busy);
+/* c ends: forget its parked flows. */
+void mf_ccm_forget_waits(mf_ccm_t *m, mf_coll_t *c);
 
 #endif

@@ -148,7 +148,11 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct)
         return -1;
     for (int f = 0; f < c->nfl; f++) /* streams wake the flow that reads them */
         for (int i = 0; i < c->fl[f].nin; i++)
+        {
             c->st[c->fl[f].in[i]].check = &c->fl[f].next_check;
+            c->st[c->fl[f].in[i]].call = c;
+            c->st[c->fl[f].in[i]].consumer = f;
+        }
     c->flows_left = c->nfl;
     return 0;
 }

@@ -78,16 +78,25 @@ static __attribute__((noinline)) void read_pass(mf_dma_reader_t *r, mf_coll_t *c
     }
 }
 
+/* Has one of c's unfinished HOST streams room in its read window? */
+static int window_room(const mf_dma_reader_t *r, const mf_coll_t *c)
+{
+    for (int j = 0; j < c->nrd; j++)
+        if (c->st[c->rd_st[j]].issued - c->st[c->rd_st[j]].out < r->window)
+            return 1;
+    return 0;
+}
+
+/* c->read_room tells the CCM whether a read may follow next cycle (after
+ * one that read, it looks again); when every window is full, only a flow
+ * taking bytes from a stream (flow.c wakes the switch then) makes room. */
 void mf_dma_read_sources(mf_dma_reader_t *r, mf_coll_t *c, uint64_t now)
 {
     /* Mostly every stream has a full window in flight: then nothing is read
      * and the budgets (reset lazily by whoever uses them) need no look. */
-    uint64_t win = r->window;
-    for (int j = 0; j < c->nrd; j++)
-        if (c->st[c->rd_st[j]].issued - c->st[c->rd_st[j]].out < win) {
-            read_pass(r, c, now);
-            return;
-        }
+    c->read_room = window_room(r, c);
+    if (c->read_room)
+        read_pass(r, c, now);
 }
 
 void mf_dma_receive(mf_dma_rx_t *rx, const mf_pkt_t *k, uint64_t now)

@@ -421,6 +421,24 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
     deliver(m, c, f, zero ? NULL : buf, n, now, ready);
     f->pos += n;
     retire_sinks(c, f);
+    /* bytes taken make room: for a producer parked on an internal stream
+     * (ccm_wait.c), for the DMA's reads of a HOST stream (it reads on next
+     * cycle; dma.c) */
+    for (int i = 0; i < f->nin; i++) {
+        mf_stream_t *st = &c->st[f->in[i]];
+        if (st->room_waiter)
+            mf_flow_room_taken(m, c, f, st, now);
+        else if (st->kind == MF_ST_HOST && st->issued < st->len) {
+            c->read_room = 1;
+            mf_wake(&m->wake, now + 1);
+        } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
+            /* credits back to the sender, which sees them from the next
+             * cycle (partner_consumed) */
+            const mf_ccm_t *sender = m->engines[st->src - 1].ccm;
+            if (sender->park_credits)
+                mf_wake(&sender->wake, now + 1);
+        }
+    }
 }
 
 static int inputs_closed(mf_coll_t *c, mf_flow_t *f);
@@ -488,8 +506,6 @@ static int inputs_closed(mf_coll_t *c, mf_flow_t *f)
     return 1;
 }
 
-/* Advance flow f by one cycle.  Returns 1 if it still has work it could do
- * next cycle without new input (so the switch should stay awake). */
 /* Earliest cycle an input holds data that is not usable yet, or MF_NEVER. */
 static uint64_t next_arrival(mf_coll_t *c, mf_flow_t *f)
 {
@@ -502,11 +518,16 @@ static uint64_t next_arrival(mf_coll_t *c, mf_flow_t *f)
 static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 
 /* Step f if anything can have changed for it; otherwise it sleeps until an
- * input gets data or closes (mf_stream_push / mf_stream_close). */
+ * input gets data or closes (mf_stream_push / mf_stream_close), or, parked,
+ * until its sink has room (ccm_wait.c).  Returns MF_BUSY_RUN if it still has
+ * work it could do next cycle without new input (so the switch should stay
+ * awake), MF_BUSY_POLL if it is parked. */
 int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     if (f->done || f->next_check > now)
         return 0;
+    if (f->park) /* input pushed meanwhile changes nothing while its sink has no room */
+        return MF_BUSY_POLL;
     /* A step that moved nothing because a sink had no room at the flow's
      * position, with input waiting and no zero-length sink pending, changed
      * nothing; while that sink still has no room, stepping again would do
@@ -516,10 +537,10 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
      * switch every cycle, and a seventh that could move starved -- a scan of
      * 1 MiB on a 128-node fat tree stopped for good.) */
     if (f->blk >= 0) {
-        if (sink_room(m, c, &c->sk[f->blk], now) == 0) {
-            f->next_check = now + 1;
-            return 1;
-        }
+        if (sink_room(m, c, &c->sk[f->blk], now) == 0)
+            return mf_flow_wait(m, c, f, now); /* parks it, or looks again next cycle */
+        if (f->park)
+            mf_flow_unpark(m, c, f);
         f->blk = -1;
     }
     int busy = flow_step(m, c, f, now);

@@ -30,6 +30,8 @@ void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
     mf_wake(&o->peer->wake, head);
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
 static int is_collective(const mf_pkt_t *k)
 {
     return mf_opcode_is_coll(k->h.opcode);
@@ -144,4 +146,45 @@ int mf_l1_has_queued(const mf_l1_t *l)
         if (l->tx[i]->n)
             return 1;
     return 0;
+}
+
+/* ---- when can a held packet move? ------------------------------------------
+ * A head moves once it is ready and its way out is free: the eject lane's
+ * serialiser, or the output link's (switch allocation counts a port free
+ * when its serialiser frees by the cycle after traversal).  Nothing else
+ * the L1 owns changes before then without its switch running (an arrival,
+ * an L2 emit or an injection wakes it), so it need not run in between.  A
+ * head blocked only by the downstream FIFO's stop gives now + 1: the stop is
+ * looked at every cycle, as before. */
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* First cycle a packet for output port p could be granted the link. */
+static uint64_t link_free_at(const mf_l1_t *l, int p)
+{
+    uint64_t free = mf_fx_ceil(l->out[p].link.busy_fx);
+    return free > l->stage + 1 ? free - l->stage - 1 : 0;
+}
+
+static uint64_t head_moves_at(mf_l1_t *l, const mf_pkt_t *k)
+{
+    if (k->out_port < 0)
+        return max_u64(k->ready, mf_fx_ceil(*eject_lane(l, k)));
+    return max_u64(k->ready, link_free_at(l, k->out_port));
+}
+
+uint64_t mf_l1_next_move(mf_l1_t *l, uint64_t now)
+{
+    uint64_t t = MF_NEVER;
+    for (unsigned w = 0; w < MF_VC_WORDS; w++)
+        for (uint64_t m = l->vc_held[w]; m; m &= m - 1) {
+            unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
+            t = min_u64(t, head_moves_at(l, mf_fifo_head(mf_l1_fifo(l, i))));
+        }
+    for (uint32_t m = l->l2_held; m; m &= m - 1)
+        t = min_u64(t, head_moves_at(l, l->l2_out[__builtin_ctz(m)].head));
+    for (int i = 0; i < l->nengines; i++)
+        if (l->tx[i]->head)
+            t = min_u64(t, head_moves_at(l, l->tx[i]->head));
+    return t == MF_NEVER ? t : max_u64(t, now + 1);
 }

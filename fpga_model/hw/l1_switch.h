@@ -95,5 +95,8 @@ void mf_l1_eject_ready(mf_l1_t *l, uint64_t now);
 mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now);
 /* Packets in the L1 switch that may move in a later cycle? */
 int mf_l1_has_queued(const mf_l1_t *l);
+/* The first cycle after now in which the L1 may move a packet it holds,
+ * MF_NEVER if it holds none (l1_switch.c). */
+uint64_t mf_l1_next_move(mf_l1_t *l, uint64_t now);
 
 #endif

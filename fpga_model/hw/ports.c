@@ -39,8 +39,13 @@ void mf_fault(const mf_fault_port_t *f, const char *msg)
 /* Tell the consuming flow to look at this stream again at cycle `when`. */
 static void notify(mf_stream_t *st, uint64_t when)
 {
-    if (st->check && when < *st->check)
+    if (st->check && when < *st->check) {
         *st->check = when;
+        mf_coll_t *c = st->call;
+        if (when < c->next_check)
+            c->next_check = when;
+        c->flow_due |= 1ull << (st->consumer & 63);
+    }
 }
 
 void mf_stream_close(mf_stream_t *st, uint64_t visible)

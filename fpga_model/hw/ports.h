@@ -132,6 +132,12 @@ typedef struct {
     uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
     uint8_t tag;       /* NET: schedule edge */
     uint64_t *check;   /* consumer flow's next_check (set after the build) */
+    struct mf_coll *call; /* its call, and the consumer flow's index in it */
+    int consumer;
+    int room_waiter;   /* INTERNAL: 1 + the producer flow parked until bytes
+                        * are taken (ccm_wait.c), 0 if none */
+    int src;           /* NET: 1 + the sending engine's global rank, 0 until
+                        * its first packet (collector.c) */
 } mf_stream_t;
 
 
@@ -248,6 +254,7 @@ typedef struct {
     uint8_t nin;
     uint8_t cur;       /* CONCAT: input being serialised */
     uint8_t done;
+    uint8_t park;      /* why it is parked, waiting for room (ccm_wait.c), or 0 */
     int blk;           /* sink that stopped the last step, or -1 (flow.c) */
     uint64_t next_check; /* earliest cycle stepping it can do anything */
     uint64_t len, pos; /* output bytes total / produced */
@@ -281,8 +288,14 @@ typedef struct mf_coll {
     int16_t tag_stream[32]; /* NET stream per tag, -1 none */
     int flows_left;
     int first_live;     /* flows before it are done */
+    uint64_t next_check; /* at most the next_check of every flow not done or
+                          * parked: before it, no flow needs a look (ccm.c) */
+    uint64_t flow_due;  /* with at most 64 flows: bit i set if flow i has a
+                         * next_check (ccm.c steps only those) */
     int reads_left;     /* HOST streams the DMA has not finished reading */
     int *rd_st, nrd;    /* those streams, in index order (dma.c) */
+    int read_room;      /* one of them may have room to read into: the DMA found
+                         * room, or a flow took bytes since (dma.c, flow.c) */
     int host_sinks_left; /* HOST sinks not complete */
     uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;

@@ -33,6 +33,10 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     mf_switch_t *s = (mf_switch_t *)m;
     uint64_t now = sim->now;
     int busy = 0;
+    /* waits for room used to be polled, a produce every cycle, each moving
+     * the round robin on: skipped cycles move it on as those did */
+    if (s->polled && s->nengines > 1 && now > s->ran_at + 1)
+        s->eng_rr = (int)((s->eng_rr + (now - s->ran_at - 1)) % (uint64_t)s->nengines);
     /* from eng_rr on, round: fair CGR slots */
     for (int j = 0, i = s->eng_rr; j < s->nengines; j++, i = i + 1 == s->nengines ? 0 : i + 1)
         drive_engine(s->eng[i], now, &busy);
@@ -42,8 +46,14 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
         drive_engine(s->agg, now, &busy);
     mf_l1_eject_ready(&s->l1, now);
     mf_sw_alloc(&s->l1, now);
-    if (busy || mf_l1_has_queued(&s->l1))
-        mf_switch_wake(s, now + 1);
+    if (s->ccm.nl2_wait) /* flows parked on a full L2 queue: did it pop? */
+        mf_ccm_l2_room(&s->ccm, now, &busy);
+    /* the L1 sleeps until a packet it holds can move (mf_l1_next_move) */
+    uint64_t next = busy & MF_BUSY_RUN ? now + 1 : mf_l1_next_move(&s->l1, now);
+    if (next != MF_NEVER)
+        mf_switch_wake(s, next);
+    s->ran_at = now;
+    s->polled = busy || s->ccm.nparked || next != MF_NEVER; /* a packet held: polled */
 }
 
 /* ---- the ports' synchronous hand-overs ------------------------------------ */
@@ -136,6 +146,7 @@ void mf_switch_fini(mf_switch_t *s)
             mf_pkt_free(&s->net->pool, k);
     }
     free(s->eng);
+    free(s->ccm.l2_wait);
     free(l->tx);
     free(l->eject_free_fx);
 }

@@ -41,6 +41,9 @@ typedef struct mf_switch {
     int nengines;          /* ranks attached (host slots) */
     mf_engine_t **eng;     /* by host slot */
     int eng_rr;            /* engine served first (fair time slots) */
+    uint64_t ran_at;       /* cycle of the last produce */
+    int polled;            /* a polling model would have run it in every cycle
+                            * since (MF_BUSY_POLL): eng_rr moves on as if */
     mf_engine_t *agg;      /* fat-tree aggregation engine (no host), or NULL */
     /* the port data every cycle's calls touch, beside the CCM's ports */
     mf_dma_reader_t dma;

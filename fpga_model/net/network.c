@@ -149,6 +149,10 @@ static int attach_engines(mf_net_t *n)
         if (!n->sw[s].eng || !l->tx || !l->eject_free_fx)
             return -1;
         n->sw[s].nengines = l->nengines = slots;
+        /* a partner's take wakes the switch of a flow waiting for its
+         * credits, also when none waits: only a switch whose round robin
+         * has one engine may run then (hw/ccm_wait.c) */
+        n->sw[s].ccm.park_credits = slots <= 1;
     }
     for (int r = 0; r < n->nranks; r++) {
         int node = r / t->ppn;

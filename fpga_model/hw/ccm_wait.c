@@ -1,0 +1,158 @@
+/*
+ * Flows waiting for room (issue 23).  A flow whose sink had no room at its
+ * position changes nothing by being stepped until that sink has room again
+ * (flow.c, mf_flow_step).  Rather than re-checking it every cycle -- which
+ * also kept its switch awake -- it is parked, costs nothing, and is woken
+ * by the event that makes room, in the cycle the re-check would have found
+ * it:
+ *
+ *   internal stream  the flow reading the stream takes bytes (flow.c,
+ *                    move): the producer re-checks later in the same cycle
+ *                    if it comes after the reader in the call's flow
+ *                    order, else in the next cycle;
+ *   L2 output queue  the L1's switch allocation pops the queue (switch.c
+ *                    calls mf_ccm_l2_room after it): the flow re-checks in
+ *                    the next cycle.
+ *
+ * A parked flow is not stepped (mf_flow_step), though an input push may
+ * lower its next_check meanwhile: with no room, input changes nothing;
+ * once woken, its step sees all input that came.  Other waits -- the host
+ * port's per-cycle budget, a partner's credits -- are re-checked every
+ * cycle as before.  Everything here is the switch's own state.
+ */
+#include <stdlib.h>
+
+#include "hw/ccm.h"
+
+enum { PARK_NONE = 0, PARK_STREAM, PARK_L2 };
+
+/* Why f, whose blocking sink k has no room, would wait for an event. */
+static int park_reason(const mf_ccm_t *m, const mf_sink_t *k)
+{
+    if (k->kind == MF_SINK_STREAM)
+        return PARK_STREAM;
+    if (k->kind == MF_SINK_NET && !k->pk && k->l2_queue >= 0 && !mf_emit_can(&m->emit, k->l2_queue))
+        return PARK_L2;
+    return PARK_NONE;
+}
+
+static int add_l2_waiter(mf_ccm_t *m, mf_coll_t *c, int flow, int queue)
+{
+    if (m->nl2_wait == m->capl2_wait) {
+        int cap = m->capl2_wait ? 2 * m->capl2_wait : 8;
+        mf_l2_waiter_t *w = realloc(m->l2_wait, (size_t)cap * sizeof *w);
+        if (!w)
+            return -1;
+        m->l2_wait = w;
+        m->capl2_wait = cap;
+    }
+    m->l2_wait[m->nl2_wait++] = (mf_l2_waiter_t){c, flow, queue};
+    return 0;
+}
+
+/* Park f (its f->blk sink has no room) for reason why; 0 or -1. */
+static int park(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, int why)
+{
+    const mf_sink_t *k = &c->sk[f->blk];
+    int idx = (int)(f - c->fl);
+    if (why == PARK_STREAM)
+        c->st[k->stream].room_waiter = idx + 1;
+    else if (add_l2_waiter(m, c, idx, k->l2_queue))
+        return -1;
+    f->park = (uint8_t)why;
+    m->nparked++;
+    return 0;
+}
+
+void mf_flow_unpark(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
+{
+    if (!f->park)
+        return;
+    if (f->park == PARK_STREAM)
+        c->st[c->sk[f->blk].stream].room_waiter = 0;
+    /* an L2 entry whose flow is no longer parked is dropped by mf_ccm_l2_room */
+    f->park = PARK_NONE;
+    m->nparked--;
+}
+
+/* f's blocking sink has no room at cycle now: park it if an event will
+ * wake it, else look again next cycle.  Returns MF_BUSY_* bits. */
+int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+{
+    int why = park_reason(m, &c->sk[f->blk]);
+    if (f->park != why) {
+        mf_flow_unpark(m, c, f);
+        if (why && park(m, c, f, why)) {
+            mf_fault(&m->fault, "out of memory parking a flow");
+            why = PARK_NONE;
+        }
+    }
+    if (!why) {
+        f->next_check = now + 1; /* looks again whenever the switch runs */
+        const mf_sink_t *k = &c->sk[f->blk];
+        /* credits: the partner's takes wake the switch (flow.c) */
+        return k->kind == MF_SINK_NET && m->park_credits ? MF_BUSY_POLL : MF_BUSY_RUN;
+    }
+    f->next_check = MF_NEVER;
+    return MF_BUSY_POLL;
+}
+
+/* taker took bytes from st, whose producer is parked until it has room. */
+void mf_flow_room_taken(mf_ccm_t *m, mf_coll_t *c, const mf_flow_t *taker, mf_stream_t *st,
+                        uint64_t now)
+{
+    int idx = st->room_waiter - 1;
+    mf_flow_t *f = &c->fl[idx];
+    st->room_waiter = 0;
+    if (f->park != PARK_STREAM)
+        return;
+    f->park = PARK_NONE;
+    m->nparked--;
+    /* flows of a call are stepped in index order (ccm.c, progress_one) */
+    uint64_t at = f > taker ? now : now + 1;
+    if (at < f->next_check)
+        f->next_check = at;
+    if (at < c->next_check)
+        c->next_check = at;
+    c->flow_due |= 1ull << (idx & 63);
+    if (f < taker)
+        mf_wake(&m->wake, now + 1);
+}
+
+void mf_ccm_l2_room(mf_ccm_t *m, uint64_t now, int *busy)
+{
+    int kept = 0;
+    for (int i = 0; i < m->nl2_wait; i++) {
+        mf_l2_waiter_t w = m->l2_wait[i];
+        mf_flow_t *f = &w.c->fl[w.flow];
+        if (f->park != PARK_L2)
+            continue; /* woken already */
+        if (!mf_emit_can(&m->emit, w.queue)) {
+            m->l2_wait[kept++] = w;
+            continue;
+        }
+        f->park = PARK_NONE;
+        m->nparked--;
+        if (now + 1 < f->next_check)
+            f->next_check = now + 1;
+        if (now + 1 < w.c->next_check)
+            w.c->next_check = now + 1;
+        w.c->flow_due |= 1ull << (w.flow & 63);
+        *busy |= MF_BUSY_RUN;
+    }
+    m->nl2_wait = kept;
+}
+
+void mf_ccm_forget_waits(mf_ccm_t *m, mf_coll_t *c)
+{
+    int kept = 0;
+    for (int i = 0; i < m->nl2_wait; i++)
+        if (m->l2_wait[i].c != c)
+            m->l2_wait[kept++] = m->l2_wait[i];
+    m->nl2_wait = kept;
+    for (int i = 0; i < c->nfl; i++)
+        if (c->fl[i].park) {
+            c->fl[i].park = PARK_NONE;
+            m->nparked--;
+        }
+}

@@ -26,9 +26,11 @@ struct mf_par {
     pthread_t *th;
     void (*fn)(void *ctx, int chunk);
     void *ctx;
-    unsigned nchunks;
-    /* phase number (high 32 bits) and next chunk to take (low 32): a
-     * worker late for a phase cannot take a chunk of the next one */
+    /* the current phase's chunks: the count (TAKE_LIMIT) and the next one to
+     * take (TAKE_NEXT) in one word, so a worker late for a phase sees the
+     * count that belongs to the index it takes (a separate count, read
+     * before the compare-and-swap, let a late worker take a chunk past the
+     * end of the phase before) */
     uint64_t take;
     unsigned done;     /* chunks finished in this phase */
     unsigned gen;      /* phase number: the futex word workers sleep on */
@@ -71,20 +73,24 @@ static void wait_phase(mf_par_t *p, unsigned seen)
     }
 }
 
-/* Take and run chunks of phase `phase` until none is left. */
-static void take_chunks(mf_par_t *p, unsigned phase)
+#define TAKE_NEXT(w) ((unsigned)((w) & 0xffffffffu))
+#define TAKE_LIMIT(w) ((unsigned)((w) >> 32))
+
+/* Take and run chunks of the current phase until none is left.  A chunk is
+ * taken only while its phase runs: the caller starts the next phase only
+ * when every chunk of this one is done, so fn and ctx are this phase's. */
+static void take_chunks(mf_par_t *p)
 {
     uint64_t cur = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE);
     for (;;) {
-        if ((unsigned)(cur >> 32) != phase ||
-            (unsigned)cur >= __atomic_load_n(&p->nchunks, __ATOMIC_RELAXED))
+        if (TAKE_NEXT(cur) >= TAKE_LIMIT(cur))
             return;
         if (!__atomic_compare_exchange_n(&p->take, &cur, cur + 1, 0, __ATOMIC_ACQ_REL,
                                          __ATOMIC_ACQUIRE))
             continue; /* cur now holds the new value */
         /* the CAS acquired what the caller wrote before publishing `take` */
         void (*fn)(void *, int) = __atomic_load_n(&p->fn, __ATOMIC_RELAXED);
-        fn(__atomic_load_n(&p->ctx, __ATOMIC_RELAXED), (int)(unsigned)cur);
+        fn(__atomic_load_n(&p->ctx, __ATOMIC_RELAXED), (int)TAKE_NEXT(cur));
         __atomic_add_fetch(&p->done, 1, __ATOMIC_ACQ_REL);
         cur = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE);
     }
@@ -107,7 +113,7 @@ static void *worker(void *arg)
         seen = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
             return NULL;
-        take_chunks(p, seen);
+        take_chunks(p);
     }
 }
 
@@ -141,18 +147,16 @@ int mf_par_threads(const mf_par_t *p) { return p ? p->n : 1; }
 
 void mf_par_run(mf_par_t *p, void (*fn)(void *ctx, int chunk), void *ctx, int nchunks)
 {
-    unsigned phase = p->gen + 1;
-    /* a worker late for the last phase may still read these (and find
-     * `take` moved on): atomic, ordered by the release store of `take` */
+    /* atomic: a worker that found the last phase exhausted may still be
+     * reading them; ordered for takers by the release store of `take` */
     __atomic_store_n(&p->fn, fn, __ATOMIC_RELAXED);
     __atomic_store_n(&p->ctx, ctx, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->nchunks, (unsigned)nchunks, __ATOMIC_RELAXED);
     __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->take, (uint64_t)phase << 32, __ATOMIC_RELEASE);
-    __atomic_store_n(&p->gen, phase, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&p->take, (uint64_t)(unsigned)nchunks << 32, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST))
         futex_wake_all(&p->gen);
-    take_chunks(p, phase);
+    take_chunks(p);
     for (unsigned i = 0; __atomic_load_n(&p->done, __ATOMIC_ACQUIRE) != (unsigned)nchunks; i++)
         if (i < SPIN_BEFORE_YIELD)
             cpu_relax();

@@ -5,7 +5,8 @@
 # and 8 ranks, 8 B / 4 KiB / 256 KiB, within 10 %; the same with every rank
 # on one core (taskset -c 0) within 5 %; and an application-like loop
 # (computation + allreduce) under the default CPU-time clock gives the same
-# modeled total on one core as on two, within 5 %.  TAP output.
+# modeled total on one core as on two, within 5 %; the engine split among
+# threads (MPIFPGA_THREADS=3) prints the same figures.  TAP output.
 . "$(dirname "$0")/mpi/common.sh"
 
 SIM=${MPIFPGA_SIM:-${top_builddir:-.}/mpifpga-sim}
@@ -46,6 +47,12 @@ for np in 4 8; do
         done
     done
 done
+
+# The engine behind mpifpga-run shares each cycle's switches among threads
+# (MPIFPGA_THREADS): the modeled figures are the very same.
+osu_csv "$tmp/p8" 8 env MPIFPGA_THREADS=3
+cmp -s "$tmp/o8" "$tmp/p8"
+ok $? "-n 8: the engine on 3 threads prints exactly what it prints on 1 (every collective, 8 B..256 KiB)"
 
 # The default clock (thread CPU time between calls) on an application-like loop.
 # A busy host (other tests beside this one) can only add CPU time to the

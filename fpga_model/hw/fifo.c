@@ -107,6 +107,8 @@ int mf_fifo_stop_seen_slow(const mf_fifo_t *f, uint64_t now)
     uint64_t t = now - f->delay;
     uint32_t lo = __atomic_load_n(&f->tr_lo, __ATOMIC_ACQUIRE);
     uint32_t hi = __atomic_load_n(&f->tr_hi, __ATOMIC_ACQUIRE);
+    if (hi != lo && f->tr_cycle[slot(f, hi - 1)] <= t)
+        return f->tr_state[slot(f, hi - 1)]; /* the newest is old enough: the usual case */
     uint8_t s = __atomic_load_n(&f->seen_old, __ATOMIC_RELAXED);
     for (uint32_t i = lo; i != hi; i++) {
         uint32_t j = slot(f, i);

@@ -429,10 +429,12 @@ typedef struct {
     const uint64_t *clock; /* the simulator's active-cycle count */
 } mf_progress_port_t;
 
-/* Every switch of a cycle writes the same value: relaxed, not a race. */
+/* Every switch of a cycle writes the same value: relaxed, not a race; and
+ * only once a cycle, so the line is not passed between threads. */
 static inline void mf_progress(const mf_progress_port_t *p)
 {
-    __atomic_store_n(p->at, *p->clock, __ATOMIC_RELAXED);
+    if (__atomic_load_n(p->at, __ATOMIC_RELAXED) != *p->clock)
+        __atomic_store_n(p->at, *p->clock, __ATOMIC_RELAXED);
 }
 
 /* ---- grant port: the switch's CGR units ------------------------------------ */

@@ -2,6 +2,7 @@
 #include "sim/engine.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/par.h"
 
@@ -25,6 +26,15 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 
 static int nlocals(const mf_sim_t *s) { return s->nthreads * MF_SIM_CHUNKS_PER_THREAD; }
 
+/* A cache line per chunk's record (aligned_alloc: calloc gives 16 bytes). */
+static mf_sim_local_t *alloc_locals(int n)
+{
+    mf_sim_local_t *l = aligned_alloc(64, (size_t)n * sizeof *l);
+    if (l)
+        memset(l, 0, (size_t)n * sizeof *l);
+    return l;
+}
+
 static void free_locals(mf_sim_t *s)
 {
     for (int c = 0; s->local && c < nlocals(s); c++) {
@@ -39,7 +49,7 @@ int mf_sim_init(mf_sim_t *s)
 {
     *s = (mf_sim_t){0};
     s->nthreads = 1;
-    s->local = calloc((size_t)nlocals(s), sizeof *s->local);
+    s->local = alloc_locals(nlocals(s));
     return s->local ? 0 : -1;
 }
 
@@ -236,9 +246,18 @@ static int merge_wakes(mf_sim_t *s)
     int rc = 0;
     for (int c = 0; c < nlocals(s); c++) {
         mf_sim_local_t *l = &s->local[c];
-        for (size_t i = 0; i < l->nwakes; i++)
-            if (mf_sim_enqueue(s, s->mods[l->wakes[i].id], l->wakes[i].cycle))
+        for (size_t i = 0; i < l->nwakes; i++) {
+            mf_module_t *m = s->mods[l->wakes[i].id];
+            uint64_t cycle = l->wakes[i].cycle;
+            if (cycle == s->now + 1 && (!s->soon_any || s->soon_at == cycle)) {
+                s->soon[m->id / 64] |= 1ull << (m->id % 64); /* as mf_sim_wake */
+                s->soon_at = cycle;
+                s->soon_any = 1;
+                m->last_req = cycle;
+            } else if (mf_sim_enqueue(s, m, cycle)) {
                 rc = -1;
+            }
+        }
         l->nwakes = 0;
         if (l->oom)
             rc = -1;
@@ -261,7 +280,7 @@ static int run_prefix(mf_sim_t *s, int produce, size_t n)
          * result that depends on the order inside a phase changes */
         for (int c = nchunks - 1; c >= 0; c--)
             phase_slice(&ph, c);
-    } else if (s->par && n >= 2 * (size_t)s->nthreads) {
+    } else if (s->par && n >= MF_SIM_PAR_MIN * (size_t)s->nthreads) {
         s->par_phase = 1;
         mf_par_run(s->par, phase_slice, &ph, ph.nchunks);
         s->par_phase = 0;
@@ -311,15 +330,9 @@ int mf_sim_wake_par(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
         cycle = s->now;
     if (cycle == __atomic_load_n(&m->last_req, __ATOMIC_RELAXED))
         return 0; /* asked already (by whichever thread): recorded */
-    /* in a phase of cycle now the soon bitmap is empty or holds now + 1 */
-    if (cycle == s->now + 1 && (!__atomic_load_n(&s->soon_any, __ATOMIC_RELAXED) ||
-                                __atomic_load_n(&s->soon_at, __ATOMIC_RELAXED) == cycle)) {
-        __atomic_fetch_or(&s->soon[m->id / 64], 1ull << (m->id % 64), __ATOMIC_RELAXED);
-        __atomic_store_n(&s->soon_at, cycle, __ATOMIC_RELAXED);
-        __atomic_store_n(&s->soon_any, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&m->last_req, cycle, __ATOMIC_RELAXED);
-        return 0;
-    }
+    /* into this chunk's list: nothing the other threads write (the shared
+     * next-cycle bitmap, written by every thread, cost more than the phase
+     * gained); merge_wakes files it */
     mf_sim_local_t *l = &s->local[cur_chunk];
     if (grow((void **)&l->wakes, &l->capwakes, l->nwakes + 1, sizeof *l->wakes)) {
         l->oom = 1;
@@ -341,12 +354,12 @@ int mf_sim_set_threads(mf_sim_t *s, int nthreads, uint32_t npar)
     free_locals(s);
     s->npar = npar;
     s->nthreads = nthreads;
-    s->local = calloc((size_t)nlocals(s), sizeof *s->local);
+    s->local = alloc_locals(nlocals(s));
     if (s->local && (nthreads == 1 || mf_par_start(&s->par, nthreads) == 0))
         return 0;
     free_locals(s);
     s->nthreads = 1; /* serial, as before the call */
-    s->local = calloc((size_t)nlocals(s), sizeof *s->local);
+    s->local = alloc_locals(nlocals(s));
     return -1;
 }
 

@@ -1,9 +1,9 @@
 /*
  * Worker threads of the cycle engine's parallel phases (engine.h).  A phase
- * is cut into chunks; the caller (thread 0) and the workers take chunks
- * until none is left, so a thread the OS has descheduled (more threads than
- * free cores) holds up a phase by at most the chunk it took, not by its
- * whole share.  A phase is microseconds of work, so waiting for one is a
+ * is cut into chunks; each thread runs its own share first and then takes
+ * chunks the others have not, so a thread the OS has descheduled (more
+ * threads than free cores) holds up a phase by at most the chunk it took,
+ * not by its whole share.  A phase is microseconds of work, so waiting for one is a
  * short spin; a worker that has spun long (the engine is between runs)
  * sleeps on a futex and costs no CPU until the next phase.
  */
@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -21,21 +22,27 @@
 #define SPIN_BEFORE_YIELD 2000
 #define YIELDS_BEFORE_SLEEP 64
 
+#define MAX_CHUNKS (MF_SIM_MAX_THREADS * MF_SIM_CHUNKS_PER_THREAD)
+
+/* A chunk's claim: the phase that took it, a cache line each. */
+typedef struct {
+    unsigned phase;
+} __attribute__((aligned(64))) claim_t;
+
 struct mf_par {
     int n;
     pthread_t *th;
     void (*fn)(void *ctx, int chunk);
     void *ctx;
-    /* the current phase's chunks: the count (TAKE_LIMIT) and the next one to
-     * take (TAKE_NEXT) in one word, so a worker late for a phase sees the
-     * count that belongs to the index it takes (a separate count, read
-     * before the compare-and-swap, let a late worker take a chunk past the
-     * end of the phase before) */
-    uint64_t take;
+    /* the current phase: its number (high 32 bits, from 1) and chunk count
+     * (low 32) in one word, so a worker late for a phase never pairs one
+     * phase's number with another's count */
+    uint64_t cur;
     unsigned done;     /* chunks finished in this phase */
-    unsigned gen;      /* phase number: the futex word workers sleep on */
+    unsigned gen;      /* bumped per phase: the futex word workers sleep on */
     unsigned sleepers; /* workers asleep on gen */
     int stop;
+    claim_t claim[MAX_CHUNKS];
 };
 
 static void futex_wait(unsigned *addr, unsigned val)
@@ -73,26 +80,27 @@ static void wait_phase(mf_par_t *p, unsigned seen)
     }
 }
 
-#define TAKE_NEXT(w) ((unsigned)((w) & 0xffffffffu))
-#define TAKE_LIMIT(w) ((unsigned)((w) >> 32))
-
-/* Take and run chunks of the current phase until none is left.  A chunk is
- * taken only while its phase runs: the caller starts the next phase only
- * when every chunk of this one is done, so fn and ctx are this phase's. */
-static void take_chunks(mf_par_t *p)
+/* Thread t takes and runs chunks of the current phase: its own share first
+ * (the same switches every phase, so their state stays in its core's
+ * cache), then whatever the others have not taken.  A chunk is claimed by
+ * writing the phase number into it; a worker late for a phase finds every
+ * chunk of it claimed, and the caller starts the next phase only when
+ * every chunk is done, so fn and ctx are the claimed chunk's phase's. */
+static void take_chunks(mf_par_t *p, int t)
 {
-    uint64_t cur = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE);
-    for (;;) {
-        if (TAKE_NEXT(cur) >= TAKE_LIMIT(cur))
-            return;
-        if (!__atomic_compare_exchange_n(&p->take, &cur, cur + 1, 0, __ATOMIC_ACQ_REL,
+    uint64_t cur = __atomic_load_n(&p->cur, __ATOMIC_ACQUIRE);
+    unsigned phase = (unsigned)(cur >> 32), n = (unsigned)cur;
+    unsigned first = n * (unsigned)t / (unsigned)p->n;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned c = first + i < n ? first + i : first + i - n;
+        unsigned v = __atomic_load_n(&p->claim[c].phase, __ATOMIC_ACQUIRE);
+        if (v >= phase ||
+            !__atomic_compare_exchange_n(&p->claim[c].phase, &v, phase, 0, __ATOMIC_ACQ_REL,
                                          __ATOMIC_ACQUIRE))
-            continue; /* cur now holds the new value */
-        /* the CAS acquired what the caller wrote before publishing `take` */
+            continue;
         void (*fn)(void *, int) = __atomic_load_n(&p->fn, __ATOMIC_RELAXED);
-        fn(__atomic_load_n(&p->ctx, __ATOMIC_RELAXED), (int)TAKE_NEXT(cur));
+        fn(__atomic_load_n(&p->ctx, __ATOMIC_RELAXED), (int)c);
         __atomic_add_fetch(&p->done, 1, __ATOMIC_ACQ_REL);
-        cur = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE);
     }
 }
 
@@ -113,15 +121,16 @@ static void *worker(void *arg)
         seen = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
             return NULL;
-        take_chunks(p);
+        take_chunks(p, a.t);
     }
 }
 
 int mf_par_start(mf_par_t **out, int n)
 {
-    mf_par_t *p = calloc(1, sizeof *p);
+    mf_par_t *p = aligned_alloc(64, sizeof *p);
     if (!p)
         return -1;
+    memset(p, 0, sizeof *p);
     p->th = calloc((size_t)n, sizeof *p->th);
     if (!p->th) {
         free(p);
@@ -147,16 +156,17 @@ int mf_par_threads(const mf_par_t *p) { return p ? p->n : 1; }
 
 void mf_par_run(mf_par_t *p, void (*fn)(void *ctx, int chunk), void *ctx, int nchunks)
 {
-    /* atomic: a worker that found the last phase exhausted may still be
-     * reading them; ordered for takers by the release store of `take` */
+    unsigned phase = (unsigned)(p->cur >> 32) + 1;
+    /* atomic: a worker late for the last phase may still read them; ordered
+     * for claimers by the release store of `cur` */
     __atomic_store_n(&p->fn, fn, __ATOMIC_RELAXED);
     __atomic_store_n(&p->ctx, ctx, __ATOMIC_RELAXED);
     __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->take, (uint64_t)(unsigned)nchunks << 32, __ATOMIC_RELEASE);
-    __atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&p->cur, (uint64_t)phase << 32 | (unsigned)nchunks, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&p->gen, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST))
         futex_wake_all(&p->gen);
-    take_chunks(p);
+    take_chunks(p, 0);
     for (unsigned i = 0; __atomic_load_n(&p->done, __ATOMIC_ACQUIRE) != (unsigned)nchunks; i++)
         if (i < SPIN_BEFORE_YIELD)
             cpu_relax();

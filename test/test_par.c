@@ -12,7 +12,7 @@
 #include "sim/engine.h"
 #include "tap.h"
 
-#define NPAR 48
+#define NPAR 160 /* enough due modules a cycle for 4 threads to share (MF_SIM_PAR_MIN) */
 #define CYCLES 300
 
 typedef struct {
@@ -55,7 +55,7 @@ static void hand_over(void *to, void *pkt, uint64_t x)
 static void busy_work(void)
 {
     volatile uint64_t v = 0;
-    for (int i = 0; i < 3000; i++)
+    for (int i = 0; i < 1000; i++)
         v += (uint64_t)i * i;
 }
 

@@ -50,7 +50,7 @@ done
 
 # The engine behind mpifpga-run shares each cycle's switches among threads
 # (MPIFPGA_THREADS): the modeled figures are the very same.
-osu_csv "$tmp/p8" 8 env MPIFPGA_THREADS=3
+osu_csv "$tmp/p8" 8 env MPIFPGA_THREADS=3 MPIFPGA_SIM_SHARE_ALL=1
 cmp -s "$tmp/o8" "$tmp/p8"
 ok $? "-n 8: the engine on 3 threads prints exactly what it prints on 1 (every collective, 8 B..256 KiB)"
 

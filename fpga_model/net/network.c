@@ -208,16 +208,20 @@ static int start_threads(mf_net_t *n, char *err, size_t errlen)
         }
         k = (int)v;
     }
-    /* the order check of test/sim_threads.sh: same figures if a phase's
-     * slices run last first */
-    const char *rev = getenv("MPIFPGA_SIM_REVERSE");
-    n->sim.reverse_chunks = rev && *rev == '1';
     n->sim.phase_end = note_pool_peak;
     n->sim.phase_end_ctx = n;
     if (mf_sim_set_threads(&n->sim, k, (uint32_t)n->nsw)) {
         snprintf(err, errlen, "cannot start %d simulation threads (MPIFPGA_THREADS)", k);
         return -1;
     }
+    /* the order check of test/sim_threads.sh: same figures if a phase's
+     * slices run last first */
+    const char *rev = getenv("MPIFPGA_SIM_REVERSE");
+    n->sim.reverse_chunks = rev && *rev == '1';
+    /* and the thread-count check on small networks: share every phase */
+    const char *all = getenv("MPIFPGA_SIM_SHARE_ALL");
+    if (all && *all == '1')
+        n->sim.share_min = 1;
     return 0;
 }
 

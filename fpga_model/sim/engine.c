@@ -280,7 +280,7 @@ static int run_prefix(mf_sim_t *s, int produce, size_t n)
          * result that depends on the order inside a phase changes */
         for (int c = nchunks - 1; c >= 0; c--)
             phase_slice(&ph, c);
-    } else if (s->par && n >= MF_SIM_PAR_MIN * (size_t)s->nthreads) {
+    } else if (s->par && n >= (size_t)s->share_min * (size_t)s->nthreads) {
         s->par_phase = 1;
         mf_par_run(s->par, phase_slice, &ph, ph.nchunks);
         s->par_phase = 0;
@@ -354,6 +354,7 @@ int mf_sim_set_threads(mf_sim_t *s, int nthreads, uint32_t npar)
     free_locals(s);
     s->npar = npar;
     s->nthreads = nthreads;
+    s->share_min = MF_SIM_PAR_MIN;
     s->local = alloc_locals(nlocals(s));
     if (s->local && (nthreads == 1 || mf_par_start(&s->par, nthreads) == 0))
         return 0;

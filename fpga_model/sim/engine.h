@@ -102,6 +102,8 @@ struct mf_sim {
     int par_phase;          /* a phase of the prefix is running (wakes go to `local`) */
     int deferring;          /* the prefix's produce: shared effects wait (mf_sim_defer) */
     int reverse_chunks;     /* test: run a phase's slices last first, on the caller */
+    int share_min;          /* due modules a thread for a phase to be shared
+                             * (MF_SIM_PAR_MIN; tests: 1) */
     mf_sim_local_t *local;  /* per chunk: nthreads * MF_SIM_CHUNKS_PER_THREAD */
     mf_par_t *par;          /* the worker threads (sim/par.c) */
     void (*phase_end)(void *ctx); /* after each parallel phase, on one thread */

@@ -136,7 +136,7 @@ static int run(int nthreads, uint64_t *runs, int *foreign, int *order_ok, size_t
     for (int i = 0; i < NPAR; i++)
         if (nodes[i].held)
             mf_pkt_free(&pool, nodes[i].held);
-    *live = mf_pool_live(&pool);
+    *live = mf_pool_live(&pool, nthreads);
     mf_sim_fini(&s);
     mf_pool_fini(&pool);
     return 0;

@@ -85,17 +85,17 @@ void mf_pkt_free(mf_pool_t *p, mf_pkt_t *k)
     l->live--;
 }
 
-size_t mf_pool_live(const mf_pool_t *p)
+size_t mf_pool_live(const mf_pool_t *p, int nthreads)
 {
     int64_t live = 0;
-    for (int t = 0; t < MF_SIM_MAX_THREADS; t++)
+    for (int t = 0; t < nthreads; t++)
         live += p->loc[t].live;
     return (size_t)live;
 }
 
-void mf_pool_note_peak(mf_pool_t *p)
+void mf_pool_note_peak(mf_pool_t *p, int nthreads)
 {
-    size_t live = mf_pool_live(p);
+    size_t live = mf_pool_live(p, nthreads);
     if (live > p->peak)
         p->peak = live;
 }

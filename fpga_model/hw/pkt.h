@@ -49,10 +49,11 @@ void mf_pool_init(mf_pool_t *p, size_t payload_cap);
 void mf_pool_fini(mf_pool_t *p);
 mf_pkt_t *mf_pkt_alloc(mf_pool_t *p); /* NULL on out-of-memory */
 void mf_pkt_free(mf_pool_t *p, mf_pkt_t *k);
-/* Packets in use now; mf_pool_note_peak folds it into peak (the engine
+/* Packets in use now, over threads [0, nthreads) (the only ones that
+ * allocate or free); mf_pool_note_peak folds it into peak (the engine
  * calls it after every parallel phase). */
-size_t mf_pool_live(const mf_pool_t *p);
-void mf_pool_note_peak(mf_pool_t *p);
+size_t mf_pool_live(const mf_pool_t *p, int nthreads);
+void mf_pool_note_peak(mf_pool_t *p, int nthreads);
 
 /* Singly linked packet queue. */
 typedef struct {

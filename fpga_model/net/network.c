@@ -176,7 +176,11 @@ static int attach_engines(mf_net_t *n)
     return 0;
 }
 
-static void note_pool_peak(void *net) { mf_pool_note_peak(&((mf_net_t *)net)->pool); }
+static void note_pool_peak(void *net)
+{
+    mf_net_t *n = net;
+    mf_pool_note_peak(&n->pool, n->sim.nthreads);
+}
 
 /* Cores this process may run on. */
 static int cores_available(void)
@@ -500,7 +504,7 @@ void mf_net_set_watchdog(mf_net_t *n, uint64_t cycles) { n->watchdog = cycles; }
 
 void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
 {
-    size_t live = mf_pool_live(&n->pool);
+    size_t live = mf_pool_live(&n->pool, n->sim.nthreads);
     *st = (mf_net_stats_t){.cycles = n->sim.now, .active_cycles = n->sim.active_cycles,
                            .module_steps = n->sim.module_steps,
                            .peak_pkts = live > n->pool.peak ? live : n->pool.peak};

@@ -246,18 +246,9 @@ static int merge_wakes(mf_sim_t *s)
     int rc = 0;
     for (int c = 0; c < nlocals(s); c++) {
         mf_sim_local_t *l = &s->local[c];
-        for (size_t i = 0; i < l->nwakes; i++) {
-            mf_module_t *m = s->mods[l->wakes[i].id];
-            uint64_t cycle = l->wakes[i].cycle;
-            if (cycle == s->now + 1 && (!s->soon_any || s->soon_at == cycle)) {
-                s->soon[m->id / 64] |= 1ull << (m->id % 64); /* as mf_sim_wake */
-                s->soon_at = cycle;
-                s->soon_any = 1;
-                m->last_req = cycle;
-            } else if (mf_sim_enqueue(s, m, cycle)) {
+        for (size_t i = 0; i < l->nwakes; i++)
+            if (mf_sim_file(s, s->mods[l->wakes[i].id], l->wakes[i].cycle))
                 rc = -1;
-            }
-        }
         l->nwakes = 0;
         if (l->oom)
             rc = -1;

@@ -119,6 +119,19 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
 int mf_sim_enqueue(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
 /* mf_sim_wake during a parallel phase: safe against other threads. */
 int mf_sim_wake_par(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
+/* File a request for `cycle` (clamped, not a repeat): the next cycle's
+ * bitmap when it can take it, else the wheel / heap. */
+static inline int mf_sim_file(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+{
+    if (cycle == s->now + 1 && (!s->soon_any || s->soon_at == cycle)) {
+        m->last_req = cycle;
+        s->soon[m->id / 64] |= 1ull << (m->id % 64);
+        s->soon_at = cycle;
+        s->soon_any = 1;
+        return 0;
+    }
+    return mf_sim_enqueue(s, m, cycle);
+}
 /* Ask for module m to run in `cycle` (> now while producing, >= now otherwise).
  * Inline because most requests repeat the module's last one (a busy module
  * asks for the next cycle many times per cycle) and are dropped here. */
@@ -132,14 +145,7 @@ static inline int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
         cycle = s->now;
     if (cycle == m->last_req)
         return 0;
-    if (cycle == s->now + 1 && (!s->soon_any || s->soon_at == cycle)) {
-        m->last_req = cycle;
-        s->soon[m->id / 64] |= 1ull << (m->id % 64);
-        s->soon_at = cycle;
-        s->soon_any = 1;
-        return 0;
-    }
-    return mf_sim_enqueue(s, m, cycle);
+    return mf_sim_file(s, m, cycle);
 }
 /* Run fn(a, b, x) now, or -- during the parallel prefix's produce phase --
  * after it, in the order of the modules that asked (see above).  Returns 0

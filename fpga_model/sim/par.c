@@ -152,8 +152,6 @@ int mf_par_start(mf_par_t **out, int n)
     return 0;
 }
 
-int mf_par_threads(const mf_par_t *p) { return p ? p->n : 1; }
-
 void mf_par_run(mf_par_t *p, void (*fn)(void *ctx, int chunk), void *ctx, int nchunks)
 {
     unsigned phase = (unsigned)(p->cur >> 32) + 1;

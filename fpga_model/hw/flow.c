@@ -182,34 +182,47 @@ static inline __attribute__((always_inline)) uint64_t partner_consumed(mf_ccm_t 
     return mf_stream_out_seen(&pc->st[pc->tag_stream[k->tag]], now);
 }
 
-/* Room a sink has this cycle, or UINT64_MAX.  Network and internal streams
- * are flow-controlled end to end with a window of one input FIFO
- * (001 sec. 4.1: 48 KB), plus what the receiver parks in switch memory
- * (extra_win); credits are seen from the next cycle (doc/model.md). */
-static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k,
-                                                          uint64_t now)
+/* Room a NET sink has, with the partner's consumed count `acked`. */
+static inline uint64_t net_room(const mf_ccm_t *m, const mf_sink_t *k, uint64_t acked,
+                                int l2_full)
 {
-    uint64_t win = m->cfg->window;
+    uint64_t used = k->done > acked ? k->done - acked : 0, win = m->cfg->window + k->extra_win;
+    if (used >= win)
+        return 0;
+    return l2_full ? m->cfg->pkt_bytes - k->pk->len : win - used;
+}
+
+/* Room a sink has this cycle, or UINT64_MAX -- or, for a NET sink, at
+ * least `need` of it when it has that much: the caller only asks whether
+ * `need` bytes fit.  Network and internal streams are flow-controlled end
+ * to end with a window of one input FIFO (001 sec. 4.1: 48 KB), plus what
+ * the receiver parks in switch memory (extra_win); credits are seen from
+ * the next cycle (doc/model.md). */
+static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k,
+                                                          uint64_t now, uint64_t need)
+{
     switch (k->kind) {
     case MF_SINK_HOST:
         return mf_host_write_budget(c->host, now);
     case MF_SINK_NET: {
         /* the local L2 queue first: when it is full and no packet is open,
-         * there is no room whatever the partner's credits (and they cost a
-         * cache miss or two on another switch) */
+         * there is no room whatever the partner's credits */
         int l2_full = !mf_emit_can(&m->emit, k->l2_queue);
         if (l2_full && !k->pk)
             return 0;
-        uint64_t acked = partner_consumed(m, c, k, now), used = k->done > acked ? k->done - acked : 0;
-        win += k->extra_win;
-        if (used >= win)
-            return 0;
-        return l2_full ? m->cfg->pkt_bytes - k->pk->len : win - used;
+        /* Credits only grow, so the count last read is a lower bound of
+         * today's: when `need` fits in the room it leaves, the exact count
+         * (a cache miss or two on another switch, likely written this cycle
+         * by another thread) cannot change the answer. */
+        uint64_t room = net_room(m, k, k->acked_lb, l2_full);
+        if (room >= need && room)
+            return room;
+        k->acked_lb = partner_consumed(m, c, k, now);
+        return net_room(m, k, k->acked_lb, l2_full);
     }
     default: {
         const mf_stream_t *st = &c->st[k->stream];
-        uint64_t held = st->in - st->out;
-        win += st->extra_win;
+        uint64_t held = st->in - st->out, win = m->cfg->window + st->extra_win;
         return held >= win ? 0 : win - held;
     }
     }
@@ -228,7 +241,7 @@ static uint64_t limit_by_sinks(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t
         uint64_t hi = min_u64(k->off + k->len, pos + n);
         if (lo >= hi)
             continue;
-        uint64_t room = sink_room(m, c, k, now);
+        uint64_t room = sink_room(m, c, k, now, hi - lo);
         if (hi - lo > room) {
             n = lo - pos + room;
             *blk = act[i];
@@ -537,7 +550,7 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
      * switch every cycle, and a seventh that could move starved -- a scan of
      * 1 MiB on a 128-node fat tree stopped for good.) */
     if (f->blk >= 0) {
-        if (sink_room(m, c, &c->sk[f->blk], now) == 0)
+        if (sink_room(m, c, &c->sk[f->blk], now, 1) == 0)
             return mf_flow_wait(m, c, f, now); /* parks it, or looks again next cycle */
         if (f->park)
             mf_flow_unpark(m, c, f);

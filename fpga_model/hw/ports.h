@@ -244,6 +244,8 @@ typedef struct {
     int flow;           /* flow whose output this sink takes */
     int l2_queue;       /* NET: L2 output queue towards dest (mf_l2_queue) */
     uint64_t extra_win; /* NET: bytes the partner parks in switch memory beyond one FIFO window */
+    uint64_t acked_lb;  /* NET: the partner's consumed count last read: credits only grow,
+                         * so a lower bound of them now (flow.c sink_room) */
     mf_pkt_t *pk;       /* NET: packet being filled */
 } mf_sink_t;
 

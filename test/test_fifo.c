@@ -17,7 +17,7 @@ static uint64_t stream(uint32_t cap, uint32_t margin, uint32_t lat, int drain, u
                        uint32_t *peak)
 {
     mf_fifo_t f;
-    mf_fifo_init(&f, cap, margin, lat);
+    mf_fifo_init(&f, cap, margin, lat, NULL);
     mf_pool_t pool;
     mf_pool_init(&pool, 32);
     mf_pq_t wire = {0};
@@ -61,15 +61,22 @@ static void test_margin(void)
 static void test_stop_delay(void)
 {
     mf_fifo_t f;
-    mf_fifo_init(&f, 4, 1, 10);
+    mf_fifo_init(&f, 4, 1, 10, NULL);
     mf_pool_t pool;
     mf_pool_init(&pool, 32);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 3; i++) {
         mf_pkt_t *k = mf_pkt_alloc(&pool);
         k->nphits = 1;
         mf_fifo_push(&f, k, 100);
     }
-    ok(f.stopped, "occupancy past capacity - margin asserts stop");
+    ok(!f.stopped && !f.tr_cycle, "a FIFO that never passed its threshold holds no transition "
+                                  "record (allocated on the first stop)");
+    for (int i = 0; i < 1; i++) {
+        mf_pkt_t *k = mf_pkt_alloc(&pool);
+        k->nphits = 1;
+        mf_fifo_push(&f, k, 100);
+    }
+    ok(f.stopped && f.tr_cycle, "occupancy past capacity - margin asserts stop (and records it)");
     ok(!mf_fifo_stop_seen(&f, 105), "upstream does not see stop before the signal delay");
     ok(mf_fifo_stop_seen(&f, 110), "upstream sees stop after the delay");
     mf_pkt_free(&pool, mf_fifo_pop(&f, 120));

@@ -3,9 +3,10 @@
 
 #include <stdlib.h>
 
-int mf_fifo_init(mf_fifo_t *f, uint32_t cap_phits, uint32_t margin, uint32_t delay)
+void mf_fifo_init(mf_fifo_t *f, uint32_t cap_phits, uint32_t margin, uint32_t delay,
+                  const mf_fault_port_t *fault)
 {
-    *f = (mf_fifo_t){.cap = cap_phits, .margin = margin, .delay = delay};
+    *f = (mf_fifo_t){.cap = cap_phits, .margin = margin, .delay = delay, .fault = fault};
     /* a push can stop the FIFO and a pop resume it: two transitions a cycle
      * at most, so 2 * delay + 2 are ever needed; twice that, as a power of
      * two, leaves a reader that saw an old tr_lo valid slots to read */
@@ -13,19 +14,28 @@ int mf_fifo_init(mf_fifo_t *f, uint32_t cap_phits, uint32_t margin, uint32_t del
     f->tr_cap = 16;
     while (f->tr_cap < need)
         f->tr_cap *= 2;
-    f->tr_cycle = malloc(f->tr_cap * sizeof *f->tr_cycle);
-    f->tr_state = malloc(f->tr_cap);
-    if (!f->tr_cycle || !f->tr_state) {
-        mf_fifo_fini(f);
+}
+
+/* The transition ring, at the FIFO's first stop.  The upstream reader
+ * looks at it only once tr_hi (published after the pointers) is nonzero.
+ * (Allocated up front, the rings of 16x16x16's 57,344 VCs took ~250 MB,
+ * and a page of RSS each, for the few FIFOs a run ever stops.) */
+static int alloc_ring(mf_fifo_t *f)
+{
+    uint8_t *mem = malloc((size_t)f->tr_cap * (sizeof *f->tr_cycle + 1));
+    if (!mem) {
+        if (f->fault)
+            mf_fault(f->fault, "out of memory for an input FIFO's stop/resume record");
         return -1;
     }
+    f->tr_cycle = (uint64_t *)mem;
+    f->tr_state = mem + (size_t)f->tr_cap * sizeof *f->tr_cycle;
     return 0;
 }
 
 void mf_fifo_fini(mf_fifo_t *f)
 {
     free(f->tr_cycle);
-    free(f->tr_state);
     f->tr_cycle = NULL;
     f->tr_state = NULL;
 }
@@ -53,6 +63,8 @@ static void record(mf_fifo_t *f, uint8_t state, uint64_t now)
 {
     if (state == f->stopped)
         return;
+    if (!f->tr_cycle && alloc_ring(f))
+        return; /* the run fails (mf_fault): upstream keeps seeing "go" */
     f->stopped = state;
     prune(f, now);
     uint32_t i = slot(f, f->tr_hi);

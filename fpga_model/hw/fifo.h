@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include "hw/pkt.h"
+#include "hw/ports.h"
 
 typedef struct {
     mf_pq_t q;
@@ -26,14 +27,17 @@ typedef struct {
      * them; the upstream switch reads them while that switch may be popping
      * on another thread, so the counts are published with release stores
      * and the reader never writes. */
-    uint64_t *tr_cycle;
+    uint64_t *tr_cycle; /* allocated at the first transition: most FIFOs never stop */
     uint8_t *tr_state;
     uint32_t tr_lo, tr_hi, tr_cap;
+    const mf_fault_port_t *fault; /* no memory for the transitions */
     uint8_t stopped;   /* current local state */
     uint8_t seen_old;  /* state before transition tr_lo */
 } mf_fifo_t;
 
-int mf_fifo_init(mf_fifo_t *f, uint32_t cap_phits, uint32_t margin, uint32_t delay);
+/* No allocation: the transition ring comes with the first stop (fifo.c). */
+void mf_fifo_init(mf_fifo_t *f, uint32_t cap_phits, uint32_t margin, uint32_t delay,
+                  const mf_fault_port_t *fault);
 void mf_fifo_fini(mf_fifo_t *f);
 /* Phits a packet occupies (a header-only packet still takes one slot). */
 static inline uint32_t mf_fifo_cost(const mf_pkt_t *k) { return k->nphits ? k->nphits : 1; }

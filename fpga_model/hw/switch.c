@@ -81,8 +81,7 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     for (int p = 0; p < l->nports; p++) {
         l->in[p].next_head = MF_NEVER;
         for (unsigned v = 0; v < n->p.vcs; v++)
-            if (mf_fifo_init(&l->in[p].vc[v], n->vc_cap, n->margin, n->link_lat))
-                return -1;
+            mf_fifo_init(&l->in[p].vc[v], n->vc_cap, n->margin, n->link_lat, &s->streams.fault);
     }
     return 0;
 }

@@ -66,9 +66,12 @@ typedef struct mf_l1 {
     int nranks;
     const mf_topo_t *topo;
     mf_wake_port_t wake;
-    mf_pq_t l2_out[MF_MAX_NET_PORTS]; /* the L2 switch's output queue per port */
-    mf_inport_t in[MF_MAX_NET_PORTS];
-    mf_outport_t out[MF_MAX_NET_PORTS];
+    /* per network port, nports of each in one block (switch.c): sized for
+     * the topology, not MF_MAX_NET_PORTS, so a torus switch's ports sit in
+     * a few KB instead of 32 KB of mostly unused slots */
+    mf_pq_t *l2_out;       /* the L2 switch's output queue per port */
+    mf_inport_t *in;
+    mf_outport_t *out;
 } mf_l1_t;
 
 /* Input VC in_vc = port * vcs + vc, the numbering of vc_held (a shift, not

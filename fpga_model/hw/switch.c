@@ -8,6 +8,7 @@
  * traversal -- and asks to run again only while something can still move.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "hw/cgr.h"
 #include "hw/switch.h"
@@ -78,6 +79,15 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     l->topo = n->topo;
     l->nranks = n->nranks;
     l->wake = (mf_wake_port_t){&n->sim, &s->mod};
+    size_t in_b = (size_t)l->nports * sizeof *l->in, out_b = (size_t)l->nports * sizeof *l->out,
+           q_b = (size_t)l->nports * sizeof *l->l2_out, all = (in_b + out_b + q_b + 63) / 64 * 64;
+    char *ports = aligned_alloc(64, all ? all : 64);
+    if (!ports)
+        return -1;
+    memset(ports, 0, all);
+    l->in = (mf_inport_t *)ports;
+    l->out = (mf_outport_t *)(ports + in_b);
+    l->l2_out = (mf_pq_t *)(ports + in_b + out_b);
     for (int p = 0; p < l->nports; p++) {
         l->in[p].next_head = MF_NEVER;
         for (unsigned v = 0; v < n->p.vcs; v++)
@@ -130,7 +140,7 @@ int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
 void mf_switch_fini(mf_switch_t *s)
 {
     mf_l1_t *l = &s->l1;
-    for (int p = 0; p < l->nports; p++) {
+    for (int p = 0; l->in && p < l->nports; p++) {
         for (unsigned v = 0; v < l->vcs; v++) {
             mf_fifo_t *f = &l->in[p].vc[v];
             mf_pkt_t *k;
@@ -148,4 +158,6 @@ void mf_switch_fini(mf_switch_t *s)
     free(s->ccm.l2_wait);
     free(l->tx);
     free(l->eject_free_fx);
+    free(l->in); /* the block of in, out and l2_out */
+    l->in = NULL;
 }

@@ -5,6 +5,7 @@
  *               [--format table|csv|json] [--baseline [--host-params H]] [--analytic]
  *   mpifpga-sim --traffic PATTERN --rate R [--topology T] [--cycles N]
  * Bad arguments: one line naming the argument, exit 2.
+ * Under mpiexec -n K the sizes of a sweep run on K processes (cli/sim_mpi.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,31 +26,8 @@
 #include "params/params.h"
 #include "traffic/traffic.h"
 
-typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } fmt_t;
-
-typedef struct {
-    mf_opcode_t coll;
-    int have_coll;
-    uint64_t min, max;
-    int iters;          /* 0 = OSU defaults */
-    const char *topo;
-    int nodes, ppn, root;
-    mf_op_t op;
-    mf_dtype_t dtype;
-    const char *params;
-    fmt_t fmt;
-    int have_traffic;
-    mf_traffic_pattern_t pattern;
-    double rate;
-    uint64_t cycles;
-    unsigned pkt_phits;
-    int no_fast;
-    int baseline;       /* also run MPICH's algorithms on the same fabric */
-    const char *host;   /* baseline host parameter set */
-    int analytic;       /* print 001 Eqs. 3-6 beside the simulation (Bcast) */
-    int loop_osu;       /* --loop osu: OSU's barrier-separated loop, ranks skewed */
-    mf_algo_mode_t algo; /* --algorithm paper|tree|auto */
-} opts_t;
+#include "cli/sim_cli.h"
+#include "cli/sim_mpi.h"
 
 static void usage(FILE *f)
 {
@@ -76,18 +54,23 @@ static void usage(FILE *f)
             "            whole machine in every mode (001 sec. 4.4)\n"
             "threads: the switches of each cycle are shared among N threads (default: the\n"
             "         cores available, at most one per 64 switches; MPIFPGA_THREADS); every\n"
-            "         figure is the same for any N\n");
+            "         figure is the same for any N\n"
+            "mpiexec -n K mpifpga-sim ...: the sweep's sizes spread over K processes; the same\n"
+            "         output (every size runs on a new network); one size is no faster; the\n"
+            "         default threads: each node's cores shared among its processes\n");
 }
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die2(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "mpifpga-sim: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    exit(2);
+    if (sim_mpi_rank() == 0) { /* under mpiexec every rank stops here: one message */
+        fprintf(stderr, "mpifpga-sim: ");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "\n");
+    }
+    sim_mpi_exit(2);
 }
 
 /* One progress line on stderr while a sweep runs, only when it is a
@@ -97,7 +80,7 @@ static void progress(const opts_t *o, uint64_t bytes)
 {
     static int tty = -1;
     if (tty < 0)
-        tty = isatty(STDERR_FILENO);
+        tty = isatty(STDERR_FILENO) && sim_mpi_size() == 1;
     if (!tty)
         return;
     if (!bytes) {
@@ -290,126 +273,7 @@ static mf_net_t *setup(const opts_t *o, mf_params_t *p, mf_topo_t *t)
     return n;
 }
 
-typedef struct {
-    uint64_t bytes;
-    mf_coll_timing_t t, bl; /* offload; baseline (--baseline) */
-    int iters;
-    /* --analytic: one call simulated, rank P-1 and the root (rank 0), us */
-    double bl_last, is_last, bl_root, is_root;
-    mf_loggp_bcast_t eq;
-} row_t;
-
-static double speedup(const row_t *r) { return r->t.avg_us > 0 ? r->bl.avg_us / r->t.avg_us : 0; }
-
 static int default_iters(uint64_t bytes) { return bytes > 8192 ? 100 : 1000; } /* OSU defaults */
-
-static void json_add_analytic(json_object *r, const row_t *w)
-{
-    static const char *const keys[8] = {"baseline_last_us", "eq3_us", "offload_last_us", "eq4_us",
-                                        "baseline_root_us", "eq5_us", "offload_root_us", "eq6_us"};
-    double v[8] = {w->bl_last, w->eq.eq3, w->is_last, w->eq.eq4,
-                   w->bl_root, w->eq.eq5, w->is_root, w->eq.eq6};
-    for (int i = 0; i < 8; i++)
-        json_object_object_add(r, keys[i], json_object_new_double(v[i]));
-}
-
-/* 001 Eqs. 3-6 beside one simulated call (--analytic). */
-static void print_analytic(const row_t *rows, int nrows)
-{
-    printf("# 001 Eqs. 3-6 (LogGP, sec. 5) beside the simulation, one call, us:\n"
-           "#   rank P-1: baseline sim / Eq. 3, offload sim / Eq. 4;"
-           " root: baseline sim / Eq. 5, offload sim / Eq. 6\n");
-    printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "# Size", "Bl(P-1)", "Eq.3",
-           "Is(P-1)", "Eq.4", "Bl(root)", "Eq.5", "Is(root)", "Eq.6");
-    for (int i = 0; i < nrows; i++) {
-        const row_t *r = &rows[i];
-        printf("%-10llu %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n",
-               (unsigned long long)r->bytes, r->bl_last, r->eq.eq3, r->is_last, r->eq.eq4,
-               r->bl_root, r->eq.eq5, r->is_root, r->eq.eq6);
-    }
-    if (nrows) {
-        const mf_loggp_t *b = &rows[0].eq.bl, *s = &rows[0].eq.is;
-        printf("# terms (us; G in us/B): baseline L %.3f O_s %.3f O_r %.3f g %.3f G %.6f;"
-               " in-switch L %.3f O_s %.3f O_r %.3f G %.6f\n",
-               b->L, b->os, b->orr, b->g, b->G, s->L, s->os, s->orr, s->G);
-    }
-}
-
-static void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, int nrows)
-{
-    char topo[64];
-    mf_topo_describe(mf_net_topo(n), topo, sizeof topo);
-    int ranks = mf_net_nranks(n);
-    const char *cname = mf_opcode_name(o->coll);
-    if (o->fmt == FMT_CSV) {
-        printf("collective,topology,nodes,bytes,offload_us%s%s\n",
-               o->baseline ? ",baseline_us,speedup" : "",
-               o->analytic ? ",baseline_last_us,eq3_us,offload_last_us,eq4_us,baseline_root_us,"
-                             "eq5_us,offload_root_us,eq6_us" : "");
-        for (int i = 0; i < nrows; i++) {
-            const row_t *r = &rows[i];
-            printf("%s,%s,%d,%llu,%.3f", cname, topo, mf_net_topo(n)->nnodes,
-                   (unsigned long long)r->bytes, r->t.avg_us);
-            if (o->baseline)
-                printf(",%.3f,%.3f", r->bl.avg_us, speedup(r));
-            if (o->analytic)
-                printf(",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", r->bl_last, r->eq.eq3,
-                       r->is_last, r->eq.eq4, r->bl_root, r->eq.eq5, r->is_root, r->eq.eq6);
-            printf("\n");
-        }
-        return;
-    }
-    if (o->fmt == FMT_JSON) {
-        json_object *root = json_object_new_object(), *arr = json_object_new_array();
-        json_object_object_add(root, "collective", json_object_new_string(cname));
-        json_object_object_add(root, "topology", json_object_new_string(topo));
-        json_object_object_add(root, "nodes", json_object_new_int(mf_net_topo(n)->nnodes));
-        json_object_object_add(root, "ranks", json_object_new_int(ranks));
-        json_object_object_add(root, "params", json_object_new_string(mf_net_params(n)->name));
-        json_object_object_add(root, "datatype", json_object_new_string(mf_dtype_name(o->dtype)));
-        if (o->baseline)
-            json_object_object_add(root, "host_params", json_object_new_string(o->host));
-        for (int i = 0; i < nrows; i++) {
-            json_object *r = json_object_new_object();
-            json_object_object_add(r, "bytes", json_object_new_int64((int64_t)rows[i].bytes));
-            json_object_object_add(r, "offload_us", json_object_new_double(rows[i].t.avg_us));
-            json_object_object_add(r, "min_us", json_object_new_double(rows[i].t.min_us));
-            json_object_object_add(r, "max_us", json_object_new_double(rows[i].t.max_us));
-            json_object_object_add(r, "iterations", json_object_new_int(rows[i].iters));
-            if (o->baseline) {
-                json_object_object_add(r, "baseline_us", json_object_new_double(rows[i].bl.avg_us));
-                json_object_object_add(r, "speedup", json_object_new_double(speedup(&rows[i])));
-            }
-            if (o->analytic)
-                json_add_analytic(r, &rows[i]);
-            json_object_array_add(arr, r);
-        }
-        json_object_object_add(root, "results", arr);
-        printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-        json_object_put(root);
-        return;
-    }
-    printf("# mpifpga-sim: osu_%s through the modeled switch network\n", cname);
-    printf("# topology %s, %d nodes, %d ranks, params %s, datatype %s\n", topo,
-           mf_net_topo(n)->nnodes, ranks, mf_net_params(n)->name, mf_dtype_name(o->dtype));
-    if (o->baseline)
-        printf("# baseline: MPICH's algorithms as point-to-point messages on the same fabric, "
-               "host params %s\n", o->host);
-    printf("%-10s %18s %18s %18s %12s", "# Size", "Avg Latency(us)", "Min Latency(us)",
-           "Max Latency(us)", "Iterations");
-    if (o->baseline)
-        printf(" %15s %10s", "Baseline(us)", "Speedup");
-    printf("\n");
-    for (int i = 0; i < nrows; i++) {
-        printf("%-10llu %18.2f %18.2f %18.2f %12d", (unsigned long long)rows[i].bytes,
-               rows[i].t.avg_us, rows[i].t.min_us, rows[i].t.max_us, rows[i].iters);
-        if (o->baseline)
-            printf(" %15.2f %10.2f", rows[i].bl.avg_us, speedup(&rows[i]));
-        printf("\n");
-    }
-    if (o->analytic)
-        print_analytic(rows, nrows);
-}
 
 /* One offload call and one baseline call, ranks 0 and P-1, beside Eqs. 3-6. */
 static int analytic_row(mf_net_t *n, const mf_host_params_t *h, const mf_coll_spec_t *spec, int P,
@@ -442,80 +306,143 @@ static const uint32_t *osu_rs_counts(uint64_t bytes, int P, size_t es, uint32_t 
     return out;
 }
 
-static int run_sweep(const opts_t *o)
+/* The message sizes of a sweep (its points), at most 64. */
+static int sweep_sizes(const opts_t *o, size_t es, uint64_t *sizes)
 {
+    if (o->coll == MF_OPC_BARRIER) {
+        sizes[0] = 0;
+        return 1;
+    }
+    int k = 0;
+    for (uint64_t b = o->min > es ? o->min : es; k < 64 && b <= o->max; b = b ? b * 2 : 1)
+        sizes[k++] = b;
+    return k;
+}
+
+typedef struct {
+    const opts_t *o;
     mf_params_t p;
     mf_topo_t t;
     mf_host_params_t host;
+    mf_net_t *n;
+    int P, npts, used; /* used: a size ran on n */
+    int *members;
+    uint64_t *lat;
+    uint32_t *rs_counts;
+    size_t es;
+    uint64_t sizes[64], cost[64];
+} sweep_t;
+
+/* A new network with the job's communicator (exits on what setup rejects). */
+static void sweep_net(sweep_t *w)
+{
     char err[256];
+    if (w->n) {
+        mf_net_destroy(w->n);
+        mf_topo_free(&w->t);
+    }
+    w->n = setup(w->o, &w->p, &w->t);
+    w->used = 0;
+    w->P = mf_net_nranks(w->n);
+    if (w->o->root >= w->P)
+        die2("--root: %d is not a rank of the %d-rank job", w->o->root, w->P);
+    if (!w->members) {
+        w->members = malloc((size_t)w->P * sizeof *w->members);
+        w->lat = calloc((size_t)w->P, sizeof *w->lat);
+        w->rs_counts = calloc((size_t)w->P, sizeof *w->rs_counts);
+        if (!w->members || !w->lat || !w->rs_counts)
+            die2("out of memory");
+        for (int i = 0; i < w->P; i++)
+            w->members[i] = i;
+    }
+    if (mf_comm_setup(w->n, 0, w->P, w->members, err, sizeof err)) {
+        fprintf(stderr, "mpifpga-sim: %s\n", err);
+        sim_mpi_exit(1);
+    }
+}
+
+/* One size of the sweep into *r. */
+static int sweep_point(void *ctx, int i, void *row, char *err, size_t len)
+{
+    sweep_t *w = ctx;
+    const opts_t *o = w->o;
+    row_t *r = row;
+    uint64_t b = w->sizes[i];
+    /* every size on a new network: what a size leaves behind (the switch
+     * allocators' round-robin pointers, the cycle it ends at, the links'
+     * random streams) would change the next one's figures slightly, so a
+     * row would depend on the sizes swept before it */
+    if (w->used)
+        sweep_net(w);
+    w->used = 1;
+    int P = w->P, *members = w->members;
+    mf_coll_spec_t spec = {.opc = o->coll, .op = o->op, .dtype = o->dtype, .root = o->root,
+                           .bytes = b / w->es * w->es, .algo = o->algo};
+    if (o->coll == MF_OPC_REDUCE_SCATTER)
+        spec.counts = osu_rs_counts(b, P, w->es, w->rs_counts);
+    int iters = o->iters ? o->iters : default_iters(b), sim;
+    progress(o, b);
+    if (o->loop_osu) {
+        /* every iteration is simulated: a smaller default than OSU's */
+        int it = o->iters ? o->iters : (b > 8192 ? 10 : 50);
+        if (mf_coll_loop_osu(w->n, &spec, P, members, it, 2, &r->t, err, len))
+            return -1;
+        iters = it;
+    } else if (mf_coll_loop(w->n, &spec, P, members, iters, !o->no_fast, &r->t, &sim, err, len)) {
+        return -1;
+    }
+    if (o->baseline && mf_bl_coll_loop(w->n, &w->host, &spec, P, members, iters, !o->no_fast,
+                                       &r->bl, &sim, err, len))
+        return -1;
+    if (o->analytic && analytic_row(w->n, &w->host, &spec, P, members, w->lat, r, err, len))
+        return -1;
+    r->bytes = b;
+    r->iters = iters;
+    return 0;
+}
+
+static int run_sweep(const opts_t *o)
+{
+    static sweep_t w;
+    char err[256];
+    w.o = o;
     /* bad arguments exit before anything is allocated */
-    if (o->baseline && mf_host_params_load(o->host, &host, err, sizeof err))
+    if (o->baseline && mf_host_params_load(o->host, &w.host, err, sizeof err))
         die2("--host-params: %s", err);
     if (o->analytic && o->root != 0)
         die2("--analytic: 001 Eqs. 3-6 are for root 0");
     if (!mf_op_valid_for(o->op, o->dtype))
         die2("--op: %s is not defined for --type %s", mf_op_name(o->op), mf_dtype_name(o->dtype));
-    mf_net_t *n = setup(o, &p, &t);
-    int P = mf_net_nranks(n), rc = 1, nrows = 0;
-    if (o->root >= P)
-        die2("--root: %d is not a rank of the %d-rank job", o->root, P);
-    int *members = malloc((size_t)P * sizeof *members);
-    uint64_t *lat = calloc((size_t)P, sizeof *lat);
-    uint32_t *rs_counts = calloc((size_t)P, sizeof *rs_counts);
+    w.es = mf_elem_bytes(o->op, o->dtype);
+    w.npts = sweep_sizes(o, w.es, w.sizes);
+    sweep_net(&w);
     row_t *rows = calloc(64, sizeof *rows);
-    size_t es = mf_elem_bytes(o->op, o->dtype);
-    if (!members || !lat || !rows || !rs_counts) {
-        fprintf(stderr, "mpifpga-sim: out of memory\n");
-        exit(1);
+    if (!rows)
+        die2("out of memory");
+    int rc = 0;
+    if (sim_mpi_active()) {
+        /* estimated cost: the bytes moved, and a fixed part per point */
+        for (int i = 0; i < w.npts; i++)
+            w.cost[i] = w.sizes[i] + 4096;
+        sim_sweep_t s = {w.npts, w.cost, sizeof *rows, rows, sweep_point, &w};
+        rc = sim_mpi_sweep(&s, err, sizeof err);
+    } else {
+        for (int i = 0; i < w.npts && !rc; i++)
+            rc = sweep_point(&w, i, &rows[i], err, sizeof err) ? 1 : 0;
     }
-    for (int i = 0; i < P; i++)
-        members[i] = i;
-    if (mf_comm_setup(n, 0, P, members, err, sizeof err))
-        goto fail;
-    uint64_t first = o->coll == MF_OPC_BARRIER ? 0 : (o->min > es ? o->min : es);
-    for (uint64_t b = first; nrows < 64; b = b ? b * 2 : 1) {
-        if (o->coll != MF_OPC_BARRIER && b > o->max)
-            break;
-        if (o->coll == MF_OPC_BARRIER && nrows)
-            break;
-        mf_coll_spec_t spec = {.opc = o->coll, .op = o->op, .dtype = o->dtype, .root = o->root,
-                               .bytes = b / es * es, .algo = o->algo};
-        if (o->coll == MF_OPC_REDUCE_SCATTER)
-            spec.counts = osu_rs_counts(b, P, es, rs_counts);
-        int iters = o->iters ? o->iters : default_iters(b), sim;
-        progress(o, b);
-        if (o->loop_osu) {
-            /* every iteration is simulated: a smaller default than OSU's */
-            int it = o->iters ? o->iters : (b > 8192 ? 10 : 50);
-            if (mf_coll_loop_osu(n, &spec, P, members, it, 2, &rows[nrows].t, err, sizeof err))
-                goto fail;
-            iters = it;
-        } else if (mf_coll_loop(n, &spec, P, members, iters, !o->no_fast, &rows[nrows].t, &sim,
-                                err, sizeof err)) {
-            goto fail;
-        }
-        if (o->baseline && mf_bl_coll_loop(n, &host, &spec, P, members, iters, !o->no_fast,
-                                           &rows[nrows].bl, &sim, err, sizeof err))
-            goto fail;
-        if (o->analytic && analytic_row(n, &host, &spec, P, members, lat, &rows[nrows], err,
-                                        sizeof err))
-            goto fail;
-        rows[nrows].bytes = b;
-        rows[nrows++].iters = iters;
+    if (sim_mpi_rank() == 0) {
+        progress(o, 0);
+        if (rc)
+            fprintf(stderr, "mpifpga-sim: %s\n", err);
+        else
+            print_rows(o, w.n, rows, w.npts);
     }
-    progress(o, 0);
-    print_rows(o, n, rows, nrows);
-    rc = 0;
-    goto out;
-fail:
-    fprintf(stderr, "mpifpga-sim: %s\n", err);
-out:
-    free(members);
-    free(lat);
-    free(rs_counts);
+    free(w.members);
+    free(w.lat);
+    free(w.rs_counts);
     free(rows);
-    mf_net_destroy(n);
-    mf_topo_free(&t);
+    mf_net_destroy(w.n);
+    mf_topo_free(&w.t);
     return rc;
 }
 
@@ -589,5 +516,22 @@ int main(int argc, char **argv)
 {
     opts_t o;
     parse_args(argc, argv, &o);
-    return o.have_traffic ? run_traffic(&o) : run_sweep(&o);
+    /* under mpiexec -n K: the sizes of a sweep spread over the processes;
+     * with one point, rank 0 runs it alone (no MPI_Init) */
+    int k = sim_mpi_env_size();
+    if (k != 1) {
+        uint64_t sizes[64];
+        int npts = o.have_traffic ? 1 : sweep_sizes(&o, mf_elem_bytes(o.op, o.dtype), sizes);
+        if (npts > 1 || k < 0)
+            sim_mpi_start(&argc, &argv);
+        else if (sim_mpi_rank() != 0)
+            return 0;
+        else
+            fprintf(stderr, "mpifpga-sim: one %s: rank 0 runs it, %d other process%s had "
+                    "nothing to do\n", o.have_traffic ? "traffic run" : "sweep point", k - 1,
+                    k > 2 ? "es" : "");
+    }
+    if (sim_mpi_active() && o.have_traffic && sim_mpi_rank() != 0)
+        sim_mpi_exit(0);
+    sim_mpi_exit(o.have_traffic ? run_traffic(&o) : run_sweep(&o));
 }

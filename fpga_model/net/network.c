@@ -182,13 +182,18 @@ static void note_pool_peak(void *net)
     mf_pool_note_peak(&n->pool, n->sim.nthreads);
 }
 
-/* Cores this process may run on. */
+static int share_procs = 1; /* mf_net_share_cores */
+
+void mf_net_share_cores(int nprocs) { share_procs = nprocs > 1 ? nprocs : 1; }
+
+/* Cores this process may run on, its share when processes share a node. */
 static int cores_available(void)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        n = CPU_COUNT(&set);
+    n /= share_procs;
     return n > 0 ? (int)n : 1;
 }
 

@@ -65,6 +65,10 @@ int mf_net_nranks(const mf_net_t *n);
 uint64_t mf_net_now(const mf_net_t *n);
 const struct mf_params *mf_net_params(const mf_net_t *n);
 const struct mf_topo *mf_net_topo(const mf_net_t *n);
+/* Networks created after this call take the cores available / nprocs as
+ * their default thread count (processes sharing a node: mpiexec -n K
+ * mpifpga-sim); MPIFPGA_THREADS still overrides it. */
+void mf_net_share_cores(int nprocs);
 
 /* CT-config / CT-free packet from rank `grank` for row ctx (001 sec. 3.3). */
 int mf_net_ct_config(mf_net_t *n, int grank, int ctx, const mf_ct_entry_t *e, char *err,

@@ -1,0 +1,165 @@
+/* mpiexec -n K mpifpga-sim: the sweep's points over K processes (sim_mpi.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/sim_mpi.h"
+#include "mpifpga/model.h"
+
+static int active, rank, size = 1;
+
+static int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
+
+int sim_mpi_env_rank(void) { return env_int("PMI_RANK", env_int("PMIX_RANK", 0)); }
+
+/* PMI_SIZE (hydra); under PMIx alone the size is MPI's to tell: -1. */
+int sim_mpi_env_size(void)
+{
+    int k = env_int("PMI_SIZE", 0);
+    if (k > 0)
+        return k;
+    return getenv("PMIX_RANK") ? -1 : 1;
+}
+
+void sim_mpi_start(int *argc, char ***argv)
+{
+    if (active)
+        return;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    active = 1;
+    /* threads: the node's cores shared among the processes on it */
+    MPI_Comm node;
+    int local = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    mf_net_share_cores(local);
+}
+
+int sim_mpi_active(void) { return active; }
+int sim_mpi_rank(void) { return active ? rank : sim_mpi_env_rank(); }
+int sim_mpi_size(void)
+{
+    int k = sim_mpi_env_size();
+    return active ? size : k > 0 ? k : 1;
+}
+
+void sim_mpi_exit(int rc)
+{
+    fflush(stdout);
+    if (active)
+        MPI_Finalize();
+    exit(rc);
+}
+
+/* Wait for a nonblocking collective without spinning a core (MPICH's
+ * blocking calls poll): a rank done with its points leaves its core to the
+ * others while it waits. */
+static void lazy_wait(MPI_Request *r)
+{
+    const struct timespec ms = {0, 1000000};
+    for (int done = 0;;) {
+        MPI_Test(r, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* Largest estimated cost first, each to the least-loaded rank (lowest rank
+ * on a tie): the same on every rank. */
+static void assign(int npts, const uint64_t *cost, int k, int *owner)
+{
+    uint64_t *load = calloc((size_t)k, sizeof *load);
+    char *done = calloc((size_t)npts, 1);
+    if (!load || !done) {
+        fprintf(stderr, "mpifpga-sim: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int n = 0; n < npts; n++) {
+        int big = -1, r = 0;
+        for (int i = 0; i < npts; i++)
+            if (!done[i] && (big < 0 || cost[i] > cost[big]))
+                big = i;
+        for (int j = 1; j < k; j++)
+            if (load[j] < load[r])
+                r = j;
+        done[big] = 1;
+        owner[big] = r;
+        load[r] += cost[big];
+    }
+    free(load);
+    free(done);
+}
+
+typedef struct {
+    int64_t status; /* 0 not run here, 1 done, 2 failed (64 bits: the row after it aligned) */
+    char err[256];  /* as one process's buffer: the same message, cut the same */
+} rec_t;
+
+int sim_mpi_share_rc(int rc)
+{
+    MPI_Request req;
+    MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    lazy_wait(&req);
+    return rc;
+}
+
+int sim_mpi_sweep(const sim_sweep_t *s, char *err, size_t len)
+{
+    /* one record a point: status, message, row (rows are plain data) */
+    size_t recsz = (sizeof(rec_t) + s->row_size + 7) / 8 * 8;
+    int *owner = malloc((size_t)s->npts * sizeof *owner), rc = 0;
+    char *mine = calloc((size_t)s->npts, recsz), *all = NULL;
+    if (rank == 0)
+        all = calloc((size_t)size * (size_t)s->npts, recsz);
+    if (!owner || !mine || (rank == 0 && !all)) {
+        fprintf(stderr, "mpifpga-sim: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    assign(s->npts, s->cost, size, owner);
+    if (rank == 0 && s->npts < size)
+        fprintf(stderr, "mpifpga-sim: %d sweep point%s for %d processes: %d had nothing to do\n",
+                s->npts, s->npts == 1 ? "" : "s", size, size - s->npts);
+    for (int i = 0; i < s->npts; i++) {
+        rec_t *r = (rec_t *)(mine + (size_t)i * recsz);
+        if (owner[i] != rank)
+            continue;
+        if (s->run(s->ctx, i, r + 1, r->err, sizeof r->err)) {
+            r->status = 2; /* the network is not drained: run no more */
+            break;
+        }
+        r->status = 1;
+    }
+    MPI_Request req;
+    int bytes = (int)((size_t)s->npts * recsz);
+    MPI_Igather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+    lazy_wait(&req);
+    /* in sweep order, as one process: the first failure ends the sweep (a
+     * rank stops at its first failure, so a point it left is after one) */
+    for (int i = 0; rank == 0 && i < s->npts; i++) {
+        rec_t *r = (rec_t *)(all + (size_t)owner[i] * (size_t)bytes + (size_t)i * recsz);
+        if (r->status != 1) {
+            snprintf(err, len, "%s", r->status ? r->err : "sweep point not run");
+            rc = 1;
+            break;
+        }
+        memcpy((char *)s->rows + (size_t)i * s->row_size, r + 1, s->row_size);
+    }
+    rc = sim_mpi_share_rc(rc);
+    free(owner);
+    free(mine);
+    free(all);
+    return rc;
+}

@@ -47,7 +47,4 @@ typedef struct {
  * the first failing point, in sweep order, in err. */
 int sim_mpi_sweep(const sim_sweep_t *s, char *err, size_t len);
 
-/* Rank 0's rc, on every rank (waits without spinning). */
-int sim_mpi_share_rc(int rc);
-
 #endif

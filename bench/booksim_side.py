@@ -12,7 +12,8 @@ otherwise) at 0.05 and 0.2 flits/node/cycle and at its own near-saturation
 load (the highest of 0.10, 0.15, ... 1.00 whose accepted rate is >= 95 % of
 the offered one); then bench/model_speed --only traffic runs.  One table:
 million router-cycles per CPU second of each (simulated cycles x routers /
-CPU seconds) and the ratio.  CPU seconds, not wall: on a busy machine a
+CPU seconds) and the ratio, the model on one thread (MPIFPGA_THREADS=1) as
+BookSim2 runs on one.  CPU seconds, not wall: on a busy machine a
 simulator's wall time includes other jobs' share of the cores (model_speed
 prints its per-CPU-second figure beside the per-wall one).
 """
@@ -75,8 +76,11 @@ def main(argv):
         sys.exit("booksim_side: run from the build directory after 'make bench/model_speed'")
     tori = argv[2:] or ["4x4x4"]
     print("# bench/model_speed --only traffic ...", file=sys.stderr, flush=True)
+    # one thread, as BookSim2 has: per CPU second is then one core against
+    # one core (on several threads the model spends CPU on hand-overs)
     model_out = subprocess.run(["./bench/model_speed", "--only", "traffic"],
-                               capture_output=True, text=True, check=True).stdout
+                               capture_output=True, text=True, check=True,
+                               env=dict(os.environ, MPIFPGA_THREADS="1")).stdout
     model = model_rows(model_out)
     print(f"{'torus':<7}{'load':<10}{'rate':>6}{'BookSim2 M/s':>14}{'model M/s':>12}{'ratio':>8}")
     with tempfile.TemporaryDirectory(prefix="booksim_side.") as tmp:

@@ -527,9 +527,10 @@ int main(int argc, char **argv)
         else if (sim_mpi_rank() != 0)
             return 0;
         else
-            fprintf(stderr, "mpifpga-sim: one %s: rank 0 runs it, %d other process%s had "
-                    "nothing to do\n", o.have_traffic ? "traffic run" : "sweep point", k - 1,
-                    k > 2 ? "es" : "");
+            fprintf(stderr, "mpifpga-sim: %s: rank 0 runs it, %d other process%s had "
+                    "nothing to do\n", o.have_traffic ? "one traffic run"
+                    : npts ? "one sweep point" : "no sweep point (-m below one element)",
+                    k - 1, k > 2 ? "es" : "");
     }
     if (sim_mpi_active() && o.have_traffic && sim_mpi_rank() != 0)
         sim_mpi_exit(0);

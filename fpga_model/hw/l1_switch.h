@@ -22,7 +22,7 @@
 struct mf_l1;
 
 typedef struct {
-    mf_fifo_t vc[MF_MAX_VCS];
+    mf_fifo_t *vc;        /* its vcs FIFOs: fifo[port * vcs ...] of its L1 switch */
     mf_link_t *link;      /* incoming link, NULL if unconnected */
     uint64_t next_head;   /* arrival of the link's first packet, MF_NEVER if none
                            * (kept here so an idle port costs no cache miss) */
@@ -69,20 +69,14 @@ typedef struct mf_l1 {
     /* per network port, nports of each in one block (switch.c): sized for
      * the topology, not MF_MAX_NET_PORTS, so a torus switch's ports sit in
      * a few KB instead of 32 KB of mostly unused slots */
+    mf_fifo_t *fifo;       /* input VC FIFOs by in_vc = port * vcs + vc */
     mf_pq_t *l2_out;       /* the L2 switch's output queue per port */
     mf_inport_t *in;
     mf_outport_t *out;
 } mf_l1_t;
 
-/* Input VC in_vc = port * vcs + vc, the numbering of vc_held (a shift, not
- * a division, for the usual power-of-two VC counts). */
-static inline mf_fifo_t *mf_l1_fifo(mf_l1_t *l, unsigned in_vc)
-{
-    unsigned v = l->vcs;
-    if ((v & (v - 1)) == 0)
-        return &l->in[in_vc >> __builtin_ctz(v)].vc[in_vc & (v - 1)];
-    return &l->in[in_vc / v].vc[in_vc % v];
-}
+/* Input VC in_vc = port * vcs + vc, the numbering of vc_held. */
+static inline mf_fifo_t *mf_l1_fifo(mf_l1_t *l, unsigned in_vc) { return &l->fifo[in_vc]; }
 
 /* route.c: k->out_port (-1: eject here) and k->h.vc from k->h.dest */
 void mf_route_compute(mf_l1_t *l, mf_pkt_t *k);

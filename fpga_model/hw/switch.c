@@ -79,16 +79,20 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     l->topo = n->topo;
     l->nranks = n->nranks;
     l->wake = (mf_wake_port_t){&n->sim, &s->mod};
+    size_t nfifo = (size_t)l->nports * l->vcs, f_b = nfifo * sizeof *l->fifo;
     size_t in_b = (size_t)l->nports * sizeof *l->in, out_b = (size_t)l->nports * sizeof *l->out,
-           q_b = (size_t)l->nports * sizeof *l->l2_out, all = (in_b + out_b + q_b + 63) / 64 * 64;
+           q_b = (size_t)l->nports * sizeof *l->l2_out,
+           all = (f_b + in_b + out_b + q_b + 63) / 64 * 64;
     char *ports = aligned_alloc(64, all ? all : 64);
     if (!ports)
         return -1;
     memset(ports, 0, all);
-    l->in = (mf_inport_t *)ports;
-    l->out = (mf_outport_t *)(ports + in_b);
-    l->l2_out = (mf_pq_t *)(ports + in_b + out_b);
+    l->fifo = (mf_fifo_t *)ports; /* first: the block's pointer, freed by fini */
+    l->in = (mf_inport_t *)(ports + f_b);
+    l->out = (mf_outport_t *)(ports + f_b + in_b);
+    l->l2_out = (mf_pq_t *)(ports + f_b + in_b + out_b);
     for (int p = 0; p < l->nports; p++) {
+        l->in[p].vc = &l->fifo[(size_t)p * l->vcs];
         l->in[p].next_head = MF_NEVER;
         for (unsigned v = 0; v < n->p.vcs; v++)
             mf_fifo_init(&l->in[p].vc[v], n->vc_cap, n->margin, n->link_lat, &s->streams.fault);
@@ -158,6 +162,7 @@ void mf_switch_fini(mf_switch_t *s)
     free(s->ccm.l2_wait);
     free(l->tx);
     free(l->eject_free_fx);
-    free(l->in); /* the block of in, out and l2_out */
+    free(l->fifo); /* the block of fifo, in, out and l2_out */
+    l->fifo = NULL;
     l->in = NULL;
 }

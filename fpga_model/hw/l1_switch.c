@@ -85,7 +85,7 @@ mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now)
 /* Eject VC heads and injected packets addressed to local engines. */
 void mf_l1_eject_ready(mf_l1_t *l, uint64_t now)
 {
-    for (unsigned w = 0; w < MF_VC_WORDS; w++) {
+    for (unsigned w = 0; w < l->vc_words; w++) {
         for (uint64_t m = l->eject_head[w]; m; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
             mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(l, i));
@@ -137,7 +137,7 @@ void mf_l1_receive(mf_l1_t *l, uint64_t now)
 
 int mf_l1_has_queued(const mf_l1_t *l)
 {
-    for (unsigned w = 0; w < MF_VC_WORDS; w++)
+    for (unsigned w = 0; w < l->vc_words; w++)
         if (l->vc_held[w])
             return 1;
     if (l->l2_held)
@@ -176,7 +176,7 @@ static uint64_t head_moves_at(mf_l1_t *l, const mf_pkt_t *k)
 uint64_t mf_l1_next_move(mf_l1_t *l, uint64_t now)
 {
     uint64_t t = MF_NEVER;
-    for (unsigned w = 0; w < MF_VC_WORDS; w++)
+    for (unsigned w = 0; w < l->vc_words; w++)
         for (uint64_t m = l->vc_held[w]; m; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
             t = min_u64(t, head_moves_at(l, mf_fifo_head(mf_l1_fifo(l, i))));

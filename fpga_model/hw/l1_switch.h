@@ -51,6 +51,7 @@ typedef struct mf_l1 {
     int nports;            /* network ports */
     int nengines;          /* host slots */
     unsigned vcs;          /* VCs per port */
+    unsigned vc_words;     /* words of vc_held / eject_head in use: (nports * vcs + 63) / 64 */
     uint32_t stage;        /* router pipeline stage, cycles */
     uint32_t l2_held;      /* bit port: l2_out[port] holds packets */
     uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */

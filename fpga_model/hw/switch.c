@@ -74,6 +74,7 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     l->phits_per_cycle = n->p.datapath_phits_per_cycle;
     l->eject_per_port = n->p.eject_per_port;
     l->nports = n->topo->max_ports;
+    l->vc_words = ((unsigned)l->nports * l->vcs + 63) / 64;
     l->next_rx = MF_NEVER;
     l->eject = n->eject;
     l->topo = n->topo;

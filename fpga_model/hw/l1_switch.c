@@ -173,18 +173,22 @@ static uint64_t head_moves_at(mf_l1_t *l, const mf_pkt_t *k)
     return max_u64(k->ready, link_free_at(l, k->out_port));
 }
 
+/* The answer is never before now + 1, so the scan stops at a head that can
+ * move by then (the common case in a busy switch). */
 uint64_t mf_l1_next_move(mf_l1_t *l, uint64_t now)
 {
-    uint64_t t = MF_NEVER;
+    uint64_t t = MF_NEVER, soon = now + 1;
     for (unsigned w = 0; w < l->vc_words; w++)
         for (uint64_t m = l->vc_held[w]; m; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
             t = min_u64(t, head_moves_at(l, mf_fifo_head(mf_l1_fifo(l, i))));
+            if (t <= soon)
+                return soon;
         }
     for (uint32_t m = l->l2_held; m; m &= m - 1)
         t = min_u64(t, head_moves_at(l, l->l2_out[__builtin_ctz(m)].head));
     for (int i = 0; i < l->nengines; i++)
         if (l->tx[i]->head)
             t = min_u64(t, head_moves_at(l, l->tx[i]->head));
-    return t == MF_NEVER ? t : max_u64(t, now + 1);
+    return t == MF_NEVER ? t : max_u64(t, soon);
 }

@@ -105,6 +105,30 @@ done
 [ $(($(date +%s) - start)) -lt 100 ]
 ok $? "the failing runs end promptly"
 
+# the plain program does not link MPI (MPICH brings UCX's memory hooks into
+# every run); under mpiexec it becomes mpifpga-sim-mpi, found beside it
+if command -v ldd > /dev/null 2>&1; then
+    ! ldd "$SIM" | grep -q -i -e 'libmpi' -e 'libucm'
+    ok $? "mpifpga-sim itself links neither MPI nor UCX"
+fi
+mkdir "$tmp/lone"
+cp "$SIM" "$tmp/lone/mpifpga-sim"
+cfg="-c allreduce -m 4:64 --topology torus:2x2x2 --format csv"
+# shellcheck disable=SC2086
+timeout 120 "$MPIEXEC" -n 2 "$tmp/lone/mpifpga-sim" $cfg > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if [ -x "${MPIFPGA_PKGLIBEXECDIR:-/nonexistent}/mpifpga-sim-mpi" ]; then
+    # an installed one is found instead: it runs the sweep
+    # shellcheck disable=SC2086
+    "$SIM" $cfg > "$tmp/plain" 2> /dev/null
+    [ $rc = 0 ] && cmp -s "$tmp/plain" "$tmp/out"
+    ok $? "without mpifpga-sim-mpi beside it, the installed one runs the sweep"
+else
+    [ $rc = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+        grep -q '^mpifpga-sim: under mpiexec a sweep runs as mpifpga-sim-mpi' "$tmp/err"
+    ok $? "without mpifpga-sim-mpi: one message naming it, exit 1 (got $rc)"
+fi
+
 # nothing left behind
 sleep 1
 ! pgrep -f "^$SIM " > /dev/null

@@ -11,23 +11,6 @@
 
 static int active, rank, size = 1;
 
-static int env_int(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : dflt;
-}
-
-int sim_mpi_env_rank(void) { return env_int("PMI_RANK", env_int("PMIX_RANK", 0)); }
-
-/* PMI_SIZE (hydra); under PMIx alone the size is MPI's to tell: -1. */
-int sim_mpi_env_size(void)
-{
-    int k = env_int("PMI_SIZE", 0);
-    if (k > 0)
-        return k;
-    return getenv("PMIX_RANK") ? -1 : 1;
-}
-
 void sim_mpi_start(int *argc, char ***argv)
 {
     if (active)

@@ -215,7 +215,7 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_
          * (a cache miss or two on another switch, likely written this cycle
          * by another thread) cannot change the answer. */
         uint64_t room = net_room(m, k, k->acked_lb, l2_full);
-        if (room >= need && room)
+        if (room >= need) /* need >= 1 */
             return room;
         k->acked_lb = partner_consumed(m, c, k, now);
         return net_room(m, k, k->acked_lb, l2_full);

@@ -107,7 +107,7 @@ static void receive_port(mf_l1_t *l, int p, uint64_t now)
     mf_pkt_t *k;
     while ((k = mf_link_recv(in->link, now)) != NULL) {
         unsigned i = (unsigned)p * l->vcs + k->in_vc;
-        mf_fifo_t *f = &in->vc[k->in_vc];
+        mf_fifo_t *f = mf_l1_fifo(l, i);
         mf_fifo_push(f, k, now);
         l->vc_held[i / 64] |= 1ull << (i % 64);
         k->in_port = (int8_t)p;

@@ -22,7 +22,6 @@
 struct mf_l1;
 
 typedef struct {
-    mf_fifo_t *vc;        /* its vcs FIFOs: fifo[port * vcs ...] of its L1 switch */
     mf_link_t *link;      /* incoming link, NULL if unconnected */
     uint64_t next_head;   /* arrival of the link's first packet, MF_NEVER if none
                            * (kept here so an idle port costs no cache miss) */

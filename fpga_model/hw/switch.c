@@ -92,12 +92,10 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     l->in = (mf_inport_t *)(ports + f_b);
     l->out = (mf_outport_t *)(ports + f_b + in_b);
     l->l2_out = (mf_pq_t *)(ports + f_b + in_b + out_b);
-    for (int p = 0; p < l->nports; p++) {
-        l->in[p].vc = &l->fifo[(size_t)p * l->vcs];
+    for (int p = 0; p < l->nports; p++)
         l->in[p].next_head = MF_NEVER;
-        for (unsigned v = 0; v < n->p.vcs; v++)
-            mf_fifo_init(&l->in[p].vc[v], n->vc_cap, n->margin, n->link_lat, &s->streams.fault);
-    }
+    for (size_t i = 0; i < nfifo; i++)
+        mf_fifo_init(&l->fifo[i], n->vc_cap, n->margin, n->link_lat, &s->streams.fault);
     return 0;
 }
 
@@ -145,14 +143,14 @@ int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
 void mf_switch_fini(mf_switch_t *s)
 {
     mf_l1_t *l = &s->l1;
-    for (int p = 0; l->in && p < l->nports; p++) {
-        for (unsigned v = 0; v < l->vcs; v++) {
-            mf_fifo_t *f = &l->in[p].vc[v];
-            mf_pkt_t *k;
-            while ((k = mf_pq_pop(&f->q)) != NULL)
-                mf_pkt_free(&s->net->pool, k);
-            mf_fifo_fini(f);
-        }
+    for (unsigned i = 0; l->fifo && i < (unsigned)l->nports * l->vcs; i++) {
+        mf_fifo_t *f = mf_l1_fifo(l, i);
+        mf_pkt_t *k;
+        while ((k = mf_pq_pop(&f->q)) != NULL)
+            mf_pkt_free(&s->net->pool, k);
+        mf_fifo_fini(f);
+    }
+    for (int p = 0; l->fifo && p < l->nports; p++) {
         mf_pkt_t *k;
         while ((k = mf_pq_pop(&l->out[p].link.q)) != NULL)
             mf_pkt_free(&s->net->pool, k);

@@ -30,7 +30,7 @@ int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
         v = mod(flow_hash(k), nvc);
     }
     mf_outport_t *o = &l->out[k->out_port];
-    if (mf_fifo_stop_seen(&o->peer->in[o->peer_port].vc[v], now))
+    if (mf_fifo_stop_seen(mf_l1_fifo(o->peer, (unsigned)o->peer_port * o->peer->vcs + v), now))
         return -1;
     k->out_vc = (uint8_t)v;
     return (int)v;

@@ -518,9 +518,9 @@ void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
         for (int p = 0; p < w->l1.nports; p++) {
             st->link_bytes += w->l1.out[p].link.bytes;
             st->link_pkts += w->l1.out[p].link.pkts;
-            for (unsigned v = 0; v < n->p.vcs; v++)
-                st->fifo_overflows += w->l1.in[p].vc[v].overflows;
         }
+        for (unsigned i = 0; i < (unsigned)w->l1.nports * w->l1.vcs; i++)
+            st->fifo_overflows += w->l1.fifo[i].overflows;
         if (w->streams.peak > st->peak_stream_bytes)
             st->peak_stream_bytes = w->streams.peak;
     }

@@ -31,6 +31,9 @@ typedef struct {
 /* The CCM of one switch: its ports. */
 typedef struct mf_ccm {
     /* what every flow step reads, together at the start */
+    int nl2_wait, capl2_wait;    /* of l2_wait (below) */
+    int nactive;                 /* calls running on this switch */
+    int nparked;                 /* flows parked waiting for room (ccm_wait.c) */
     struct mf_engine *engines;   /* every engine, by global rank: partners' progress
                                   * (credits) and parent aggregation engines */
     mf_stream_pool_t *streams;
@@ -46,12 +49,9 @@ typedef struct mf_ccm {
     mf_fault_port_t fault;
     const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
     size_t *pending;             /* calls posted whose host has not been signalled */
-    int nactive;                 /* calls running on this switch */
-    int nparked;                 /* flows parked waiting for room (ccm_wait.c) */
     int park_credits;            /* flows waiting for credits do not keep it awake;
                                   * partners' takes wake it (set once, read by all) */
     mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
-    int nl2_wait, capl2_wait;
 } mf_ccm_t;
 
 typedef struct mf_engine {

@@ -44,8 +44,9 @@ typedef struct {
 } mf_eject_port_t;
 
 typedef struct mf_l1 {
-    /* looked at every cycle, kept together (and, in mf_switch_t, in the
-     * cache line of the switch's module) apart from the bulky port structs */
+    /* looked at every cycle, kept together in the first two cache lines
+     * (the switch's module line is just before), apart from the bulky port
+     * structs */
     uint64_t next_rx;      /* earliest in[].next_head */
     int nports;            /* network ports */
     int nengines;          /* host slots */
@@ -53,10 +54,17 @@ typedef struct mf_l1 {
     unsigned vc_words;     /* words of vc_held / eject_head in use: (nports * vcs + 63) / 64 */
     uint32_t stage;        /* router pipeline stage, cycles */
     uint32_t l2_held;      /* bit port: l2_out[port] holds packets */
+    /* per network port, nports of each in one block (switch.c): sized for
+     * the topology, not MF_MAX_NET_PORTS, so a torus switch's ports sit in
+     * a few KB instead of 32 KB of mostly unused slots */
+    mf_fifo_t *fifo;       /* input VC FIFOs by in_vc = port * vcs + vc */
+    mf_inport_t *in;
+    mf_outport_t *out;
+    mf_pq_t **tx;          /* injection queue per host slot */
     uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */
     uint64_t eject_head[MF_VC_WORDS]; /* bit set: that VC's head ejects here (a subset
                                        * of vc_held; the rest are routed on) */
-    mf_pq_t **tx;          /* injection queue per host slot */
+    mf_pq_t *l2_out;       /* the L2 switch's output queue per port */
     const mf_eject_port_t *eject; /* by engine (global rank) */
     uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */
     int id;
@@ -66,13 +74,6 @@ typedef struct mf_l1 {
     int nranks;
     const mf_topo_t *topo;
     mf_wake_port_t wake;
-    /* per network port, nports of each in one block (switch.c): sized for
-     * the topology, not MF_MAX_NET_PORTS, so a torus switch's ports sit in
-     * a few KB instead of 32 KB of mostly unused slots */
-    mf_fifo_t *fifo;       /* input VC FIFOs by in_vc = port * vcs + vc */
-    mf_pq_t *l2_out;       /* the L2 switch's output queue per port */
-    mf_inport_t *in;
-    mf_outport_t *out;
 } mf_l1_t;
 
 /* Input VC in_vc = port * vcs + vc, the numbering of vc_held. */

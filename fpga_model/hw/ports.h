@@ -272,36 +272,38 @@ typedef struct {
 
 /* One collective call of one rank, as the switch executes it. */
 typedef struct mf_coll {
-    struct mf_coll *next;
-    struct mf_engine *eng;     /* the CCM engine running it (only the CCM looks inside) */
-    struct mf_host_port *host; /* its node's host port (DMA); NULL: aggregation engine */
-    mf_coll_req_t req;
-    uint32_t *counts;   /* owned copy of req.counts */
-    uint64_t start;     /* cycle the processor header reached the switch */
-    uint32_t seq;       /* how many collectives this rank started on ctx (1-based) */
-    mf_stream_t *st;
-    int nst, capst;
-    mf_flow_t *fl;
-    int nfl, capfl;
-    mf_sink_t *sk;
-    int nsk, capsk;
-    int *sk_by_off;     /* per flow (from its sink0), its sinks by offset */
-    int *sk_active;     /* per flow (from its sink0), its active sinks in order */
-    int16_t tag_stream[32]; /* NET stream per tag, -1 none */
-    int flows_left;
-    int first_live;     /* flows before it are done */
+    /* what every cycle of the running call reads, in its first two cache
+     * lines (a large network's calls do not fit the cache together) */
     uint64_t next_check; /* at most the next_check of every flow not done or
                           * parked: before it, no flow needs a look (ccm.c) */
     uint64_t flow_due;  /* with at most 64 flows: bit i set if flow i has a
                          * next_check (ccm.c steps only those) */
+    uint64_t start;     /* cycle the processor header reached the switch */
+    mf_flow_t *fl;
+    mf_stream_t *st;
+    mf_sink_t *sk;
+    int flows_left;
     int reads_left;     /* HOST streams the DMA has not finished reading */
-    int *rd_st, nrd;    /* those streams, in index order (dma.c) */
     int read_room;      /* one of them may have room to read into: the DMA found
                          * room, or a flow took bytes since (dma.c, flow.c) */
     int host_sinks_left; /* HOST sinks not complete */
-    uint64_t host_done; /* latest host-visible event (read or write landing) */
     int host_signalled;
-    mf_status_t status; /* the call's status port */
+    uint32_t seq;       /* how many collectives this rank started on ctx (1-based) */
+    int *sk_active;     /* per flow (from its sink0), its active sinks in order */
+    int *sk_by_off;     /* per flow (from its sink0), its sinks by offset */
+    struct mf_engine *eng;     /* the CCM engine running it (only the CCM looks inside) */
+    struct mf_host_port *host; /* its node's host port (DMA); NULL: aggregation engine */
+    int nst, nfl, nsk;
+    int first_live;     /* flows before it are done */
+    mf_status_t status; /* the call's status port (its code in the second line) */
+    /* the rest */
+    mf_coll_req_t req;
+    int16_t tag_stream[32]; /* NET stream per tag, -1 none */
+    struct mf_coll *next;
+    uint32_t *counts;   /* owned copy of req.counts */
+    int capst, capfl, capsk;
+    int *rd_st, nrd;    /* those streams, in index order (dma.c) */
+    uint64_t host_done; /* latest host-visible event (read or write landing) */
 } mf_coll_t;
 
 /* ---- host port: the node's DMA over PCIe ------------------------------------ */

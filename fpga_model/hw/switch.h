@@ -34,22 +34,25 @@
 struct mf_net;
 
 typedef struct mf_switch {
+    /* what every produce reads first, in the module's cache line: a large
+     * network's switches do not fit the cache together, so each line a
+     * cycle touches is a miss (bench/README.md) */
     mf_module_t mod;
-    mf_l1_t l1;
-    struct mf_net *net;
-    int id;
     int nengines;          /* ranks attached (host slots) */
-    mf_engine_t **eng;     /* by host slot */
     int eng_rr;            /* engine served first (fair time slots) */
-    uint64_t ran_at;       /* cycle of the last produce */
     int polled;            /* a polling model would have run it in every cycle
                             * since (MF_BUSY_POLL): eng_rr moves on as if */
+    int id;
+    uint64_t ran_at;       /* cycle of the last produce */
+    mf_engine_t **eng;     /* by host slot */
+    mf_l1_t l1;
+    mf_ccm_t ccm;
     mf_engine_t *agg;      /* fat-tree aggregation engine (no host), or NULL */
+    struct mf_net *net;
     /* the port data every cycle's calls touch, beside the CCM's ports */
     mf_dma_reader_t dma;
     mf_grant_port_t cgr;   /* CGR units granted this cycle */
     mf_stream_pool_t streams; /* collector buffering */
-    mf_ccm_t ccm;
     mf_l2_t l2;
 } mf_switch_t;
 

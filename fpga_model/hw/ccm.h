@@ -51,6 +51,9 @@ typedef struct mf_ccm {
     size_t *pending;             /* calls posted whose host has not been signalled */
     int park_credits;            /* flows waiting for credits do not keep it awake;
                                   * partners' takes wake it (set once, read by all) */
+    int credit_wait;             /* its last produce left a flow waiting for a partner's
+                                  * credits: only then does a partner's take wake it
+                                  * (flow.c credit_returned, after the phase) */
     mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
 } mf_ccm_t;
 

@@ -91,7 +91,11 @@ int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         f->next_check = now + 1; /* looks again whenever the switch runs */
         const mf_sink_t *k = &c->sk[f->blk];
         /* credits: the partner's takes wake the switch (flow.c) */
-        return k->kind == MF_SINK_NET && m->park_credits ? MF_BUSY_POLL : MF_BUSY_RUN;
+        if (k->kind == MF_SINK_NET && m->park_credits) {
+            m->credit_wait = 1;
+            return MF_BUSY_POLL;
+        }
+        return MF_BUSY_RUN;
     }
     f->next_check = MF_NEVER;
     return MF_BUSY_POLL;

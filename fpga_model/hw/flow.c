@@ -415,6 +415,20 @@ static void deliver(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf,
     }
 }
 
+/* After the switches' produce phase of cycle `now`, in which a partner took
+ * bytes the sender's ccm `a` sent: wake the sender next cycle if one of its
+ * flows waits for credits.  Its other flows ask for their own cycles, so a
+ * run for nothing else would change nothing; waking it for every take kept
+ * a streaming sender awake every cycle.  (Deferred, so the sender's
+ * credit_wait is its own last produce's, whatever thread ran either.) */
+static void credit_returned(void *a, void *b, uint64_t now)
+{
+    mf_ccm_t *sender = a;
+    (void)b;
+    if (sender->credit_wait || sender->wake.sim->full_wakes)
+        mf_wake(&sender->wake, now + 1);
+}
+
 /* Produce n output bytes and hand them to the sinks. */
 static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t now,
                  uint64_t ready)
@@ -447,9 +461,9 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
         } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
             /* credits back to the sender, which sees them from the next
              * cycle (partner_consumed) */
-            const mf_ccm_t *sender = m->engines[st->src - 1].ccm;
+            mf_ccm_t *sender = m->engines[st->src - 1].ccm;
             if (sender->park_credits)
-                mf_wake(&sender->wake, now + 1);
+                mf_sim_defer(m->wake.sim, credit_returned, sender, NULL, now);
         }
     }
 }

@@ -27,7 +27,10 @@ void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
     atomic_min_u64(&in->next_head, head);
     atomic_min_u64(&o->peer->next_rx, head);
     o->pkts++;
-    mf_wake(&o->peer->wake, head);
+    if (o->peer->arrival_consume)
+        mf_wake_consume(&o->peer->wake, head);
+    else
+        mf_wake(&o->peer->wake, head);
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -121,10 +124,10 @@ static void receive_port(mf_l1_t *l, int p, uint64_t now)
     in->next_head = in->link->q.head ? in->link->q.head->ready : MF_NEVER;
 }
 
-void mf_l1_receive(mf_l1_t *l, uint64_t now)
+int mf_l1_receive(mf_l1_t *l, uint64_t now)
 {
     if (l->next_rx > now)
-        return; /* nothing arrives on any port yet */
+        return 0; /* nothing arrives on any port yet */
     uint64_t next = MF_NEVER;
     for (int p = 0; p < l->nports; p++) {
         if (l->in[p].next_head <= now)
@@ -133,6 +136,7 @@ void mf_l1_receive(mf_l1_t *l, uint64_t now)
             next = l->in[p].next_head;
     }
     l->next_rx = next;
+    return 1;
 }
 
 int mf_l1_has_queued(const mf_l1_t *l)

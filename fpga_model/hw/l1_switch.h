@@ -72,6 +72,9 @@ typedef struct mf_l1 {
     uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
     int eject_per_port;    /* collective packets: one eject lane per input port */
     int nranks;
+    int arrival_consume; /* a packet's arrival wakes only the switch's consume,
+                          * which asks for a produce when a head can move
+                          * (one engine: no round robin turns per run) */
     const mf_topo_t *topo;
     mf_wake_port_t wake;
 } mf_l1_t;
@@ -88,7 +91,7 @@ void mf_sw_alloc(mf_l1_t *l, uint64_t now);
 /* l1_switch.c */
 void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now);
 void mf_l1_eject(mf_l1_t *l, mf_pkt_t *k, uint64_t now);
-void mf_l1_receive(mf_l1_t *l, uint64_t now);
+int mf_l1_receive(mf_l1_t *l, uint64_t now); /* 1 if a packet may have arrived */
 void mf_l1_eject_ready(mf_l1_t *l, uint64_t now);
 mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now);
 /* Packets in the L1 switch that may move in a later cycle? */

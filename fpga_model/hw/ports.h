@@ -73,6 +73,11 @@ static inline void mf_wake(const mf_wake_port_t *w, uint64_t cycle)
 {
     mf_sim_wake(w->sim, w->mod, cycle);
 }
+/* Wake the block's module for its consume phase only (sim/engine.h). */
+static inline void mf_wake_consume(const mf_wake_port_t *w, uint64_t cycle)
+{
+    mf_sim_wake_consume(w->sim, w->mod, cycle);
+}
 
 /* ---- status port (one per call) and fault port (the network's) ------------ */
 

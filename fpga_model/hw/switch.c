@@ -17,7 +17,16 @@
 static void consume(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;
-    mf_l1_receive(&s->l1, sim->now);
+    /* woken for arrivals alone (l1 arrival_consume), the switch skips this
+     * cycle's produce: a packet that arrives is not ready before the next
+     * cycle, and nothing else has changed for the switch.  Ask for the
+     * produce in which a held packet can move, which is what the skipped
+     * one would have asked for. */
+    if (mf_l1_receive(&s->l1, sim->now) && !m->produce_due) {
+        uint64_t next = mf_l1_next_move(&s->l1, sim->now);
+        if (next != MF_NEVER)
+            mf_switch_wake(s, next);
+    }
 }
 
 /* One cycle of an engine's CCM: start what is due, drive what runs. */
@@ -34,6 +43,7 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     mf_switch_t *s = (mf_switch_t *)m;
     uint64_t now = sim->now;
     int busy = 0;
+    s->ccm.credit_wait = 0; /* set again by a flow still waiting for credits */
     /* waits for room used to be polled, a produce every cycle, each moving
      * the round robin on: skipped cycles move it on as those did */
     if (s->polled && s->nengines > 1 && now > s->ran_at + 1)

@@ -153,6 +153,7 @@ static int attach_engines(mf_net_t *n)
          * credits, also when none waits: only a switch whose round robin
          * has one engine may run then (hw/ccm_wait.c) */
         n->sw[s].ccm.park_credits = slots <= 1;
+        l->arrival_consume = slots <= 1;
     }
     for (int r = 0; r < n->nranks; r++) {
         int node = r / t->ppn;
@@ -231,6 +232,11 @@ static int start_threads(mf_net_t *n, char *err, size_t errlen)
     const char *all = getenv("MPIFPGA_SIM_SHARE_ALL");
     if (all && *all == '1')
         n->sim.share_min = 1;
+    /* and the wake-up check: the same figures if a switch also runs its
+     * produce in the cycles it now skips (an arrival alone, a partner's
+     * take while it waits for no credits) */
+    const char *full = getenv("MPIFPGA_SIM_FULL_WAKES");
+    n->sim.full_wakes = full && *full == '1';
     return 0;
 }
 

@@ -61,6 +61,7 @@ void mf_sim_fini(mf_sim_t *s)
         free(s->wheel[i].ids);
     free(s->mods);
     free(s->due);
+    free(s->pdue);
     free(s->soon);
     free(s->heap);
     free(s->run);
@@ -73,7 +74,7 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
         return -1;
     m->consume = consume;
     m->produce = produce;
-    m->last_req = MF_NEVER;
+    m->last_req = m->last_creq = MF_NEVER;
     m->id = (uint32_t)s->nmods;
     s->mods[s->nmods++] = m;
     if (grow((void **)&s->run, &s->caprun, s->nmods, sizeof *s->run))
@@ -90,6 +91,11 @@ int mf_sim_add(mf_sim_t *s, mf_module_t *m, mf_phase_fn consume, mf_phase_fn pro
             return -1;
         q[words - 1] = 0;
         s->soon = q;
+        uint64_t *pd = realloc(s->pdue, words * sizeof *pd);
+        if (!pd)
+            return -1;
+        pd[words - 1] = 0;
+        s->pdue = pd;
         s->capdue = words;
     }
     return 0;
@@ -144,20 +150,42 @@ static int bucket_add(mf_bucket_t *b, uint32_t id)
     return 0;
 }
 
-int mf_sim_enqueue(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+/* Queue id (with MF_WAKE_CONSUME or not) for `cycle`. */
+static int enqueue_id(mf_sim_t *s, uint32_t id, uint64_t cycle)
 {
-    m->last_req = cycle;
     if (cycle - s->now < MF_WHEEL) {
-        if (bucket_add(&s->wheel[cycle % MF_WHEEL], m->id))
+        if (bucket_add(&s->wheel[cycle % MF_WHEEL], id))
             return -1;
         s->nwheel++;
         return 0;
     }
     if (grow((void **)&s->heap, &s->capheap, s->nheap + 1, sizeof *s->heap))
         return -1;
-    s->heap[s->nheap] = (mf_wake_t){cycle, m->id};
+    s->heap[s->nheap] = (mf_wake_t){cycle, id};
     heap_up(s->heap, s->nheap++);
     return 0;
+}
+
+int mf_sim_enqueue(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+{
+    m->last_req = cycle;
+    return enqueue_id(s, m->id, cycle);
+}
+
+static int wake_local(mf_sim_t *s, uint32_t id, uint64_t cycle);
+
+int mf_sim_wake_consume(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
+{
+    if (s->full_wakes)
+        return mf_sim_wake(s, m, cycle);
+    if (cycle <= s->now)
+        cycle = s->now + 1;
+    if (cycle == __atomic_load_n(&m->last_req, __ATOMIC_RELAXED) ||
+        cycle == __atomic_load_n(&m->last_creq, __ATOMIC_RELAXED))
+        return 0; /* asked already: that request runs the consume */
+    __atomic_store_n(&m->last_creq, cycle, __ATOMIC_RELAXED);
+    return s->par_phase ? wake_local(s, m->id | MF_WAKE_CONSUME, cycle)
+                        : enqueue_id(s, m->id | MF_WAKE_CONSUME, cycle);
 }
 
 uint64_t mf_sim_next(const mf_sim_t *s)
@@ -172,10 +200,14 @@ uint64_t mf_sim_next(const mf_sim_t *s)
     return best;
 }
 
-/* Mark module id as due this cycle (several requests count once). */
+/* Mark module id as due this cycle (several requests count once); without
+ * MF_WAKE_CONSUME its produce runs too. */
 static void mark_due(mf_sim_t *s, uint32_t id)
 {
-    s->due[id / 64] |= 1ull << (id % 64);
+    uint32_t i = id & ~MF_WAKE_CONSUME;
+    s->due[i / 64] |= 1ull << (i % 64);
+    if (!(id & MF_WAKE_CONSUME))
+        s->pdue[i / 64] |= 1ull << (i % 64);
 }
 
 /* The due modules in id order; clears the marks. */
@@ -183,10 +215,13 @@ static int collect_due(mf_sim_t *s)
 {
     size_t words = (s->nmods + 63) / 64;
     for (size_t w = 0; w < words; w++) {
-        uint64_t m = s->due[w];
-        s->due[w] = 0;
+        uint64_t m = s->due[w], p = s->pdue[w];
+        s->due[w] = s->pdue[w] = 0;
         while (m) {
-            s->run[s->nrun++] = s->mods[w * 64 + (size_t)__builtin_ctzll(m)];
+            unsigned b = (unsigned)__builtin_ctzll(m);
+            mf_module_t *mod = s->mods[w * 64 + b];
+            mod->produce_due = (int)(p >> b & 1);
+            s->run[s->nrun++] = mod;
             m &= m - 1;
         }
     }
@@ -216,6 +251,8 @@ static void run_one(mf_sim_t *s, mf_module_t *m, int produce)
             m->consume(m, s);
         return;
     }
+    if (!m->produce_due)
+        return; /* woken for its consume only */
     /* the cycle's request is served: asking for this cycle again later
      * (between steps) must run the module again, not be dropped */
     __atomic_store_n(&m->last_req, MF_NEVER, __ATOMIC_RELAXED);
@@ -246,9 +283,12 @@ static int merge_wakes(mf_sim_t *s)
     int rc = 0;
     for (int c = 0; c < nlocals(s); c++) {
         mf_sim_local_t *l = &s->local[c];
-        for (size_t i = 0; i < l->nwakes; i++)
-            if (mf_sim_file(s, s->mods[l->wakes[i].id], l->wakes[i].cycle))
+        for (size_t i = 0; i < l->nwakes; i++) {
+            uint32_t id = l->wakes[i].id;
+            if (id & MF_WAKE_CONSUME ? enqueue_id(s, id, l->wakes[i].cycle)
+                                     : mf_sim_file(s, s->mods[id], l->wakes[i].cycle))
                 rc = -1;
+        }
         l->nwakes = 0;
         if (l->oom)
             rc = -1;
@@ -313,6 +353,18 @@ int mf_sim_defer(mf_sim_t *s, void (*fn)(void *a, void *b, uint64_t x), void *a,
     return 0;
 }
 
+/* Wake-up id for `cycle` into this chunk's list (a parallel phase). */
+static int wake_local(mf_sim_t *s, uint32_t id, uint64_t cycle)
+{
+    mf_sim_local_t *l = &s->local[cur_chunk];
+    if (grow((void **)&l->wakes, &l->capwakes, l->nwakes + 1, sizeof *l->wakes)) {
+        l->oom = 1;
+        return -1;
+    }
+    l->wakes[l->nwakes++] = (mf_wake_t){cycle, id};
+    return 0;
+}
+
 int mf_sim_wake_par(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
 {
     if (s->in_produce && cycle <= s->now)
@@ -324,12 +376,8 @@ int mf_sim_wake_par(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
     /* into this chunk's list: nothing the other threads write (the shared
      * next-cycle bitmap, written by every thread, cost more than the phase
      * gained); merge_wakes files it */
-    mf_sim_local_t *l = &s->local[cur_chunk];
-    if (grow((void **)&l->wakes, &l->capwakes, l->nwakes + 1, sizeof *l->wakes)) {
-        l->oom = 1;
+    if (wake_local(s, m->id, cycle))
         return -1;
-    }
-    l->wakes[l->nwakes++] = (mf_wake_t){cycle, m->id};
     __atomic_store_n(&m->last_req, cycle, __ATOMIC_RELAXED);
     return 0;
 }
@@ -371,6 +419,7 @@ int mf_sim_step(mf_sim_t *s)
         size_t words = (s->nmods + 63) / 64;
         for (size_t w = 0; w < words; w++) {
             s->due[w] |= s->soon[w];
+            s->pdue[w] |= s->soon[w];
             s->soon[w] = 0;
         }
         s->soon_any = 0;
@@ -394,11 +443,14 @@ int mf_sim_step(mf_sim_t *s)
     if (run_prefix(s, 1, npar) < 0 || run_deferred(s) < 0)
         return -1;
     for (size_t i = npar; i < s->nrun; i++) {
+        if (!s->run[i]->produce_due)
+            continue;
         s->run[i]->last_req = MF_NEVER;
         s->run[i]->produce(s->run[i], s);
     }
     s->in_produce = 0;
     s->active_cycles++;
-    s->module_steps += s->nrun;
+    for (size_t i = 0; i < s->nrun; i++)
+        s->module_steps += (uint64_t)s->run[i]->produce_due; /* not a consume alone */
     return 1;
 }

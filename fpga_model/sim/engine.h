@@ -43,8 +43,13 @@ struct mf_module {
     mf_phase_fn consume;
     mf_phase_fn produce;
     uint64_t last_req; /* last cycle asked for (drops repeated requests) */
+    uint64_t last_creq; /* last cycle asked for by mf_sim_wake_consume */
     uint32_t id;
+    int produce_due;   /* this cycle runs its produce (not only its consume) */
 };
+
+/* A wake-up's id with this bit runs only the module's consume phase. */
+#define MF_WAKE_CONSUME 0x80000000u
 
 typedef struct {
     uint64_t cycle;
@@ -87,6 +92,7 @@ struct mf_sim {
     mf_module_t **run; /* modules of the current cycle */
     size_t nrun, caprun;
     uint64_t *due;     /* bitmap by module id of the current cycle's modules */
+    uint64_t *pdue;    /* those of them whose produce runs (not consume-only) */
     size_t capdue;     /* words (of due and soon) */
     /* wake-ups for cycle soon_at (asked for as now + 1: a busy module asking
      * for the next cycle, the common case) as a bitmap by module id */
@@ -94,7 +100,7 @@ struct mf_sim {
     uint64_t soon_at;
     int soon_any;      /* soon has a bit set */
     uint64_t active_cycles; /* cycles in which at least one module ran */
-    uint64_t module_steps;  /* module-cycles executed */
+    uint64_t module_steps;  /* module-cycles whose produce ran (consume-only ones excluded) */
     int in_produce;
     /* parallel phases */
     uint32_t npar;          /* modules [0, npar) may run a phase concurrently */
@@ -102,6 +108,8 @@ struct mf_sim {
     int par_phase;          /* a phase of the prefix is running (wakes go to `local`) */
     int deferring;          /* the prefix's produce: shared effects wait (mf_sim_defer) */
     int reverse_chunks;     /* test: run a phase's slices last first, on the caller */
+    int full_wakes;         /* test: a consume-only request runs the produce too, and
+                             * blocks wake for every event they skip (hw/switch.c) */
     int share_min;          /* due modules a thread for a phase to be shared
                              * (MF_SIM_PAR_MIN; tests: 1) */
     mf_sim_local_t *local;  /* per chunk: nthreads * MF_SIM_CHUNKS_PER_THREAD */
@@ -147,6 +155,11 @@ static inline int mf_sim_wake(mf_sim_t *s, mf_module_t *m, uint64_t cycle)
         return 0;
     return mf_sim_file(s, m, cycle);
 }
+/* Ask for module m's consume phase only in `cycle` (>= now + 1): an input
+ * arrives then that its produce cannot use before a later cycle, which
+ * its consume asks for.  A cycle with a consume-only request and no other
+ * runs its consume and skips its produce. */
+int mf_sim_wake_consume(mf_sim_t *s, mf_module_t *m, uint64_t cycle);
 /* Run fn(a, b, x) now, or -- during the parallel prefix's produce phase --
  * after it, in the order of the modules that asked (see above).  Returns 0
  * or -1 (out of memory). */

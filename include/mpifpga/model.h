@@ -50,7 +50,8 @@ typedef struct {
 typedef struct {
     uint64_t cycles;          /* current cycle */
     uint64_t active_cycles;   /* cycles in which something ran */
-    uint64_t module_steps;    /* switch-cycles executed */
+    uint64_t module_steps;    /* switch-cycles executed (produce phases run; a switch
+                               * woken for a packet's arrival alone runs only its consume) */
     uint64_t link_bytes, link_pkts;
     uint64_t fifo_overflows;
     uint64_t peak_stream_bytes; /* largest collector buffer seen at one switch */

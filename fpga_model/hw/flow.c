@@ -544,6 +544,39 @@ static uint64_t next_arrival(mf_coll_t *c, mf_flow_t *f)
 
 static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 
+/* A flow that can do nothing until input comes: the cycle to look again.
+ * A reduction needs an element from every input; an input that has one
+ * ready is marked idle (its pushes need not wake the switch: bytes there
+ * change nothing until the others have some), and the flow looks again
+ * when the last of the inputs it waits for has bytes due -- a DMA reading
+ * the host's part every cycle while the partner's part is still on the way
+ * woke its switch every cycle for nothing.  Other flows, and those of a
+ * switch whose engines take turns by the run (ccm.h park_credits), look
+ * again at the first arrival, as before. */
+static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+{
+    if (f->kind != MF_FLOW_REDUCE || f->pos >= f->len || !m->park_credits ||
+        m->wake.sim->full_wakes)
+        return next_arrival(c, f); /* park_credits: one engine, no round robin */
+    uint64_t need = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype), t = 0;
+    if (need > f->len - f->pos)
+        need = f->len - f->pos;
+    for (int i = 0; i < f->nin; i++) {
+        mf_stream_t *st = &c->st[f->in[i]];
+        st->idle_input = mf_stream_avail(st, now) >= need;
+        if (!st->idle_input && mf_stream_next_ready(st) > t)
+            t = mf_stream_next_ready(st); /* MF_NEVER: until a push comes */
+    }
+    if (t == 0) { /* no input it waits for (not expected): as before */
+        for (int i = 0; i < f->nin; i++)
+            c->st[f->in[i]].idle_input = 0;
+        return next_arrival(c, f);
+    }
+    if (t != MF_NEVER) /* that input's push may have found it idle: no wake then */
+        mf_wake(&m->wake, t);
+    return t;
+}
+
 /* Step f if anything can have changed for it; otherwise it sleeps until an
  * input gets data or closes (mf_stream_push / mf_stream_close), or, parked,
  * until its sink has room (ccm_wait.c).  Returns MF_BUSY_RUN if it still has
@@ -571,7 +604,7 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         f->blk = -1;
     }
     int busy = flow_step(m, c, f, now);
-    f->next_check = busy ? now + 1 : next_arrival(c, f);
+    f->next_check = busy ? now + 1 : input_wait(m, c, f, now);
     return busy;
 }
 

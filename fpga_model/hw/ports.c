@@ -208,8 +208,10 @@ uint64_t mf_stream_push(mf_stream_pool_t *p, mf_stream_t *st, const uint8_t *dat
     st->last_ready = ready;
     st->last_empty = len == 0;
     mf_stream_account(p, (int64_t)len);
-    notify(st, ready);
-    mf_wake(&p->wake, ready);
+    if (!st->idle_input || st->in == st->len || p->wake.sim->full_wakes) {
+        notify(st, ready);
+        mf_wake(&p->wake, ready);
+    }
     return ready;
 }
 

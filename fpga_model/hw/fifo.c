@@ -71,6 +71,8 @@ static void record(mf_fifo_t *f, uint8_t state, uint64_t now)
     f->tr_cycle[i] = now;
     f->tr_state[i] = state;
     __atomic_store_n(&f->tr_hi, f->tr_hi + 1, __ATOMIC_RELEASE);
+    if (!state && f->upstream) /* seen upstream `delay` cycles on */
+        mf_wake(f->upstream, now + f->delay);
 }
 
 static inline void update_state(mf_fifo_t *f, uint64_t now)

@@ -31,6 +31,9 @@ typedef struct {
     uint8_t *tr_state;
     uint32_t tr_lo, tr_hi, tr_cap;
     const mf_fault_port_t *fault; /* no memory for the transitions */
+    const mf_wake_port_t *upstream; /* the switch whose VC allocation reads the stop
+                                     * state, if it sleeps while a head waits for a
+                                     * resume: woken when it sees one (l1_switch.c) */
     uint8_t stopped;   /* current local state */
     uint8_t seen_old;  /* state before transition tr_lo */
 } mf_fifo_t;

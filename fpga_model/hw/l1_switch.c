@@ -170,10 +170,13 @@ static uint64_t link_free_at(const mf_l1_t *l, int p)
     return free > l->stage + 1 ? free - l->stage - 1 : 0;
 }
 
-static uint64_t head_moves_at(mf_l1_t *l, const mf_pkt_t *k)
+static uint64_t head_moves_at(mf_l1_t *l, const mf_pkt_t *k, uint64_t now)
 {
     if (k->out_port < 0)
         return max_u64(k->ready, mf_fx_ceil(*eject_lane(l, k)));
+    /* stopped downstream as seen next cycle: the resume wakes the switch */
+    if (l->arrival_consume && !l->wake.sim->full_wakes && mf_vc_stopped(l, k, now + 1))
+        return MF_NEVER;
     return max_u64(k->ready, link_free_at(l, k->out_port));
 }
 
@@ -185,14 +188,14 @@ uint64_t mf_l1_next_move(mf_l1_t *l, uint64_t now)
     for (unsigned w = 0; w < l->vc_words; w++)
         for (uint64_t m = l->vc_held[w]; m; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
-            t = min_u64(t, head_moves_at(l, mf_fifo_head(mf_l1_fifo(l, i))));
+            t = min_u64(t, head_moves_at(l, mf_fifo_head(mf_l1_fifo(l, i)), now));
             if (t <= soon)
                 return soon;
         }
     for (uint32_t m = l->l2_held; m; m &= m - 1)
-        t = min_u64(t, head_moves_at(l, l->l2_out[__builtin_ctz(m)].head));
+        t = min_u64(t, head_moves_at(l, l->l2_out[__builtin_ctz(m)].head, now));
     for (int i = 0; i < l->nengines; i++)
         if (l->tx[i]->head)
-            t = min_u64(t, head_moves_at(l, l->tx[i]->head));
+            t = min_u64(t, head_moves_at(l, l->tx[i]->head, now));
     return t == MF_NEVER ? t : max_u64(t, soon);
 }

@@ -72,9 +72,12 @@ typedef struct mf_l1 {
     uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
     int eject_per_port;    /* collective packets: one eject lane per input port */
     int nranks;
-    int arrival_consume; /* a packet's arrival wakes only the switch's consume,
-                          * which asks for a produce when a head can move
-                          * (one engine: no round robin turns per run) */
+    int arrival_consume; /* the switch has one engine (no round robin turns per
+                          * run), so a run that moves nothing changes nothing:
+                          * a packet's arrival wakes only its consume, which
+                          * asks for a produce when a head can move, and a
+                          * head waiting for a downstream resume does not poll
+                          * (the FIFO wakes it: fifo.h upstream) */
     const mf_topo_t *topo;
     mf_wake_port_t wake;
 } mf_l1_t;
@@ -86,6 +89,9 @@ static inline mf_fifo_t *mf_l1_fifo(mf_l1_t *l, unsigned in_vc) { return &l->fif
 void mf_route_compute(mf_l1_t *l, mf_pkt_t *k);
 /* vc_alloc.c */
 int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now);
+/* Does k's VC on its output port see the downstream FIFO stopped at `at`
+ * (at most a link latency ahead of now)? */
+int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at);
 /* sw_alloc.c */
 void mf_sw_alloc(mf_l1_t *l, uint64_t now);
 /* l1_switch.c */

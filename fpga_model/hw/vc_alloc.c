@@ -20,15 +20,27 @@ static unsigned mod(unsigned h, unsigned n)
     return (n & (n - 1)) == 0 ? h & (n - 1) : h % n;
 }
 
-int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
+/* The VC k takes on its output port. */
+static unsigned choose_vc(const mf_l1_t *l, const mf_pkt_t *k)
 {
-    unsigned nvc = l->vcs, v;
+    unsigned nvc = l->vcs;
     if (l->topo->kind == MF_TOPO_TORUS) {
         unsigned half = nvc / 2;
-        v = k->h.vc * half + mod(flow_hash(k), half);
-    } else {
-        v = mod(flow_hash(k), nvc);
+        return k->h.vc * half + mod(flow_hash(k), half);
     }
+    return mod(flow_hash(k), nvc);
+}
+
+int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at)
+{
+    mf_outport_t *o = &l->out[k->out_port];
+    unsigned v = choose_vc(l, k);
+    return mf_fifo_stop_seen(mf_l1_fifo(o->peer, (unsigned)o->peer_port * o->peer->vcs + v), at);
+}
+
+int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
+{
+    unsigned v = choose_vc(l, k);
     mf_outport_t *o = &l->out[k->out_port];
     if (mf_fifo_stop_seen(mf_l1_fifo(o->peer, (unsigned)o->peer_port * o->peer->vcs + v), now))
         return -1;

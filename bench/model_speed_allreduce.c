@@ -10,6 +10,7 @@ typedef struct {
     double build_s, run_s;
     double avg_us, max_us;
     uint64_t max_cycles, sim_cycles;
+    uint64_t module_steps; /* switch produces the engine ran (mf_net_stats) */
     uint64_t peak_pkts, peak_stream_bytes;
     long maxrss_kb;
     double cpu_s; /* user + system seconds of the child (wait4) */
@@ -84,6 +85,7 @@ static void allreduce_child(int k, int fd, unsigned limit_s, double mem_gib)
     r.max_us = t.max_us;
     r.max_cycles = t.max_cycles;
     r.sim_cycles = st.cycles;
+    r.module_steps = st.module_steps;
     r.peak_pkts = st.peak_pkts;
     r.peak_stream_bytes = st.peak_stream_bytes;
 close:
@@ -171,10 +173,14 @@ int bench_allreduce(const opts_t *o)
     printf("   targets (issue #2): 16x16x16 in <= 120 s wall and <= 2 GiB (2048 MiB) peak "
            "RSS.\n");
     printf("   cpu s = the child's user + system time; Mrcyc/s = simulated cycles x switches / "
-           "simulation wall s.\n\n");
-    printf("%-9s %6s %9s %9s %9s %7s %8s %8s %8s %8s %10s %10s  %s\n", "torus", "ranks",
-           "lat(us)", "max(us)", "cycles", "build s", "wall s", "cpu s", "Mrcyc/s", "RSS MiB",
-           "peak pkts", "stream KiB", "target");
+           "simulation wall s;\n");
+    printf("   steps M = switch produces the engine ran (a switch with nothing to do, or only "
+           "a packet arriving, costs none), ns/step = cpu s / steps:\n");
+    printf("   what one switch-cycle costs, which grows once the switches' state no longer "
+           "fits the cache.\n\n");
+    printf("%-9s %6s %9s %9s %9s %7s %8s %8s %8s %8s %7s %8s %10s %10s  %s\n", "torus",
+           "ranks", "lat(us)", "max(us)", "cycles", "build s", "wall s", "cpu s", "Mrcyc/s",
+           "steps M", "ns/step", "RSS MiB", "peak pkts", "stream KiB", "target");
     for (int i = 0; i < nsizes; i++) {
         int k = sizes[i];
         ares_t r;
@@ -202,9 +208,12 @@ int bench_allreduce(const opts_t *o)
                 rc = 1;
         } else {
             double mrcs = r.run_s > 0 ? (double)r.sim_cycles * r.nsw / r.run_s / 1e6 : 0;
-            printf("%-9s %6d %9.2f %9.2f %9llu %7.2f %8.2f %8.2f %8.3f %8.0f %10llu %10.1f  %s\n",
+            double ns_step = r.module_steps ? r.cpu_s * 1e9 / (double)r.module_steps : 0;
+            printf("%-9s %6d %9.2f %9.2f %9llu %7.2f %8.2f %8.2f %8.3f %8.1f %7.0f %8.0f %10llu "
+                   "%10.1f  %s\n",
                    name, r.ranks, r.avg_us, r.max_us, (unsigned long long)r.max_cycles,
-                   r.build_s, wall, r.cpu_s, mrcs, mib, (unsigned long long)r.peak_pkts,
+                   r.build_s, wall, r.cpu_s, mrcs, r.module_steps / 1e6, ns_step, mib,
+                   (unsigned long long)r.peak_pkts,
                    r.peak_stream_bytes / 1024.0, target);
         }
         fflush(stdout);

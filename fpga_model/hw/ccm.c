@@ -294,7 +294,11 @@ static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now
                 *busy |= c->read_room ? MF_BUSY_RUN : MF_BUSY_POLL;
         }
         if (now < cfg) {
-            mf_wake(&m->wake, cfg);
+            /* once: a switch run every cycle meanwhile (its DMA reading)
+             * filed one more request for cfg with each run */
+            if (!c->cfg_woken)
+                mf_wake(&m->wake, cfg);
+            c->cfg_woken = 1;
             return;
         }
         if (c->next_check <= now)

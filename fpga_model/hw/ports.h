@@ -303,6 +303,7 @@ typedef struct mf_coll {
     struct mf_host_port *host; /* its node's host port (DMA); NULL: aggregation engine */
     int nst, nfl, nsk;
     int first_live;     /* flows before it are done */
+    uint8_t cfg_woken;  /* its switch asked to run when the header reaches the CCM */
     mf_status_t status; /* the call's status port (its code in the second line) */
     /* the rest */
     mf_coll_req_t req;

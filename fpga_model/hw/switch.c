@@ -17,11 +17,11 @@
 static void consume(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;
-    /* woken for arrivals alone (l1 arrival_consume), the switch skips this
-     * cycle's produce: a packet that arrives is not ready before the next
-     * cycle, and nothing else has changed for the switch.  Ask for the
-     * produce in which a held packet can move, which is what the skipped
-     * one would have asked for. */
+    /* woken for arrivals alone (l1 one_engine), the switch skips this
+     * cycle's produce: a packet that arrives is not ready before
+     * 2 x stage cycles on, and nothing else has changed for the switch.
+     * Ask for the produce in which a held packet can move, which is what
+     * the skipped one would have asked for. */
     if (mf_l1_receive(&s->l1, sim->now) && !m->produce_due) {
         uint64_t next = mf_l1_next_move(&s->l1, sim->now);
         if (next != MF_NEVER)

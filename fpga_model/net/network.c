@@ -153,7 +153,7 @@ static int attach_engines(mf_net_t *n)
          * credits, also when none waits: only a switch whose round robin
          * has one engine may run then (hw/ccm_wait.c) */
         n->sw[s].ccm.park_credits = slots <= 1;
-        l->arrival_consume = slots <= 1;
+        l->one_engine = slots <= 1;
         for (int p = 0; p < l->nports && slots <= 1; p++) /* its heads sleep on a stop */
             for (unsigned v = 0; l->out[p].connected && v < l->vcs; v++)
                 mf_l1_fifo(l->out[p].peer, (unsigned)l->out[p].peer_port * l->vcs + v)->upstream =

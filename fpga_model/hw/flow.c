@@ -564,8 +564,9 @@ static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now
     for (int i = 0; i < f->nin; i++) {
         mf_stream_t *st = &c->st[f->in[i]];
         st->idle_input = mf_stream_avail(st, now) >= need;
-        if (!st->idle_input && mf_stream_next_ready(st) > t)
-            t = mf_stream_next_ready(st); /* MF_NEVER: until a push comes */
+        uint64_t due = mf_stream_next_ready(st); /* MF_NEVER: until a push comes */
+        if (!st->idle_input && due > t)
+            t = due;
     }
     if (t == 0) { /* no input it waits for (not expected): as before */
         for (int i = 0; i < f->nin; i++)

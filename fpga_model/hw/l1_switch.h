@@ -84,6 +84,12 @@ typedef struct mf_l1 {
 
 /* Input VC in_vc = port * vcs + vc, the numbering of vc_held. */
 static inline mf_fifo_t *mf_l1_fifo(mf_l1_t *l, unsigned in_vc) { return &l->fifo[in_vc]; }
+/* The FIFO that VC vc of output port `port` feeds: on the peer's input. */
+static inline mf_fifo_t *mf_l1_peer_fifo(const mf_l1_t *l, int port, unsigned vc)
+{
+    const mf_outport_t *o = &l->out[port];
+    return mf_l1_fifo(o->peer, (unsigned)o->peer_port * o->peer->vcs + vc);
+}
 
 /* route.c: k->out_port (-1: eject here) and k->h.vc from k->h.dest */
 void mf_route_compute(mf_l1_t *l, mf_pkt_t *k);

@@ -33,16 +33,13 @@ static unsigned choose_vc(const mf_l1_t *l, const mf_pkt_t *k)
 
 int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at)
 {
-    mf_outport_t *o = &l->out[k->out_port];
-    unsigned v = choose_vc(l, k);
-    return mf_fifo_stop_seen(mf_l1_fifo(o->peer, (unsigned)o->peer_port * o->peer->vcs + v), at);
+    return mf_fifo_stop_seen(mf_l1_peer_fifo(l, k->out_port, choose_vc(l, k)), at);
 }
 
 int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
 {
     unsigned v = choose_vc(l, k);
-    mf_outport_t *o = &l->out[k->out_port];
-    if (mf_fifo_stop_seen(mf_l1_fifo(o->peer, (unsigned)o->peer_port * o->peer->vcs + v), now))
+    if (mf_fifo_stop_seen(mf_l1_peer_fifo(l, k->out_port, v), now))
         return -1;
     k->out_vc = (uint8_t)v;
     return (int)v;

@@ -156,8 +156,7 @@ static int attach_engines(mf_net_t *n)
         l->one_engine = slots <= 1;
         for (int p = 0; p < l->nports && slots <= 1; p++) /* its heads sleep on a stop */
             for (unsigned v = 0; l->out[p].connected && v < l->vcs; v++)
-                mf_l1_fifo(l->out[p].peer, (unsigned)l->out[p].peer_port * l->vcs + v)->upstream =
-                    &l->wake;
+                mf_l1_peer_fifo(l, p, v)->upstream = &l->wake;
     }
     for (int r = 0; r < n->nranks; r++) {
         int node = r / t->ppn;
@@ -236,9 +235,8 @@ static int start_threads(mf_net_t *n, char *err, size_t errlen)
     const char *all = getenv("MPIFPGA_SIM_SHARE_ALL");
     if (all && *all == '1')
         n->sim.share_min = 1;
-    /* and the wake-up check: the same figures if a switch also runs its
-     * produce in the cycles it now skips (an arrival alone, a partner's
-     * take while it waits for no credits) */
+    /* and the wake-up check: the same figures if a one-engine switch also
+     * runs in the cycles it skips (doc/model.md section 1) */
     const char *full = getenv("MPIFPGA_SIM_FULL_WAKES");
     n->sim.full_wakes = full && *full == '1';
     return 0;

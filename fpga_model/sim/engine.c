@@ -217,6 +217,7 @@ static int collect_due(mf_sim_t *s)
     for (size_t w = 0; w < words; w++) {
         uint64_t m = s->due[w], p = s->pdue[w];
         s->due[w] = s->pdue[w] = 0;
+        s->module_steps += (uint64_t)__builtin_popcountll(p); /* not a consume alone */
         while (m) {
             unsigned b = (unsigned)__builtin_ctzll(m);
             mf_module_t *mod = s->mods[w * 64 + b];
@@ -450,7 +451,5 @@ int mf_sim_step(mf_sim_t *s)
     }
     s->in_produce = 0;
     s->active_cycles++;
-    for (size_t i = 0; i < s->nrun; i++)
-        s->module_steps += (uint64_t)s->run[i]->produce_due; /* not a consume alone */
     return 1;
 }

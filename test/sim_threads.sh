@@ -63,6 +63,7 @@ done <<'CONFIGS'
 -c scan -m 8:8192 -i 1 --nodes 27 --format csv
 -c allreduce -m 8:4096 -i 3 --nodes 27 --loop osu --format csv
 -c bcast -m 8:16384 -i 1 --nodes 8 --ppn 4 --baseline --format csv
+-c allreduce -m 1024:65536 -i 2 --topology torus:3x3x2 --ppn 2 --format csv
 --traffic uniform --rate 0.3 --topology torus:4x4x2 --cycles 4000
 --traffic transpose --rate 0.6 --topology torus:4x4x2 --cycles 3000
 CONFIGS

@@ -16,9 +16,8 @@ struct mf_switch;
 
 /* What a cycle of the CCM leaves for the next (the `busy` bits its steps
  * set): RUN, something can move next cycle, so the switch must run then;
- * POLL, something waits for room that an event will wake (ccm_wait.c) --
- * the switch need not run, but a model that polled it would have (switch.c
- * keeps the engines' round robin as if it had). */
+ * POLL, something waits for room that an event will wake (ccm_wait.c), so
+ * the switch need not run until then. */
 #define MF_BUSY_RUN 1
 #define MF_BUSY_POLL 2
 
@@ -49,8 +48,6 @@ typedef struct mf_ccm {
     mf_fault_port_t fault;
     const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
     size_t *pending;             /* calls posted whose host has not been signalled */
-    int park_credits;            /* flows waiting for credits do not keep it awake;
-                                  * partners' takes wake it (set once, read by all) */
     int credit_wait;             /* its last produce left a flow waiting for a partner's
                                   * credits: only then does a partner's take wake it
                                   * (flow.c credit_returned, after the phase) */

@@ -91,7 +91,7 @@ int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         f->next_check = now + 1; /* looks again whenever the switch runs */
         const mf_sink_t *k = &c->sk[f->blk];
         /* credits: the partner's takes wake the switch (flow.c) */
-        if (k->kind == MF_SINK_NET && m->park_credits) {
+        if (k->kind == MF_SINK_NET) {
             m->credit_wait = 1;
             return MF_BUSY_POLL;
         }

@@ -461,9 +461,7 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
         } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
             /* credits back to the sender, which sees them from the next
              * cycle (partner_consumed) */
-            mf_ccm_t *sender = m->engines[st->src - 1].ccm;
-            if (sender->park_credits)
-                mf_sim_defer(m->wake.sim, credit_returned, sender, NULL, now);
+            mf_sim_defer(m->wake.sim, credit_returned, m->engines[st->src - 1].ccm, NULL, now);
         }
     }
 }
@@ -550,14 +548,12 @@ static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
  * change nothing until the others have some), and the flow looks again
  * when the last of the inputs it waits for has bytes due -- a DMA reading
  * the host's part every cycle while the partner's part is still on the way
- * woke its switch every cycle for nothing.  Other flows, and those of a
- * switch whose engines take turns by the run (ccm.h park_credits), look
- * again at the first arrival, as before. */
+ * woke its switch every cycle for nothing.  Other flows look again at the
+ * first arrival. */
 static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
-    if (f->kind != MF_FLOW_REDUCE || f->pos >= f->len || !m->park_credits ||
-        m->wake.sim->full_wakes)
-        return next_arrival(c, f); /* park_credits: one engine, no round robin */
+    if (f->kind != MF_FLOW_REDUCE || f->pos >= f->len || m->wake.sim->full_wakes)
+        return next_arrival(c, f);
     uint64_t need = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype), t = 0;
     if (need > f->len - f->pos)
         need = f->len - f->pos;

@@ -27,10 +27,7 @@ void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
     atomic_min_u64(&in->next_head, head);
     atomic_min_u64(&o->peer->next_rx, head);
     o->pkts++;
-    if (o->peer->one_engine)
-        mf_wake_consume(&o->peer->wake, head);
-    else
-        mf_wake(&o->peer->wake, head);
+    mf_wake_consume(&o->peer->wake, head);
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -175,7 +172,7 @@ static uint64_t head_moves_at(mf_l1_t *l, const mf_pkt_t *k, uint64_t now)
     if (k->out_port < 0)
         return max_u64(k->ready, mf_fx_ceil(*eject_lane(l, k)));
     /* stopped downstream as seen next cycle: the resume wakes the switch */
-    if (l->one_engine && !l->wake.sim->full_wakes && mf_vc_stopped(l, k, now + 1))
+    if (!l->wake.sim->full_wakes && mf_vc_stopped(l, k, now + 1))
         return MF_NEVER;
     return max_u64(k->ready, link_free_at(l, k->out_port));
 }

@@ -72,12 +72,6 @@ typedef struct mf_l1 {
     uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
     int eject_per_port;    /* collective packets: one eject lane per input port */
     int nranks;
-    int one_engine;        /* at most one engine (no round robin turning per run),
-                            * so a run that moves nothing changes nothing: a
-                            * packet's arrival wakes only its consume, which asks
-                            * for a produce when a head can move, and a head
-                            * waiting for a downstream resume does not poll (the
-                            * FIFO wakes it: fifo.h upstream) */
     const mf_topo_t *topo;
     mf_wake_port_t wake;
 } mf_l1_t;

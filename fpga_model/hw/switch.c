@@ -17,7 +17,7 @@
 static void consume(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;
-    /* woken for arrivals alone (l1 one_engine), the switch skips this
+    /* woken for arrivals alone (l1_switch.c traverse), the switch skips this
      * cycle's produce: a packet that arrives is not ready before
      * 2 x stage cycles on, and nothing else has changed for the switch.
      * Ask for the produce in which a held packet can move, which is what
@@ -44,15 +44,13 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     uint64_t now = sim->now;
     int busy = 0;
     s->ccm.credit_wait = 0; /* set again by a flow still waiting for credits */
-    /* waits for room used to be polled, a produce every cycle, each moving
-     * the round robin on: skipped cycles move it on as those did */
-    if (s->polled && s->nengines > 1 && now > s->ran_at + 1)
-        s->eng_rr = (int)((s->eng_rr + (now - s->ran_at - 1)) % (uint64_t)s->nengines);
-    /* from eng_rr on, round: fair CGR slots */
-    for (int j = 0, i = s->eng_rr; j < s->nengines; j++, i = i + 1 == s->nengines ? 0 : i + 1)
+    /* Engines take turns by the clock: the one served first (fair CGR
+     * slots) is a function of the cycle alone, as a rotating-priority
+     * arbiter's is -- not of which cycles the switch happened to run in,
+     * so a run skipped for lack of work changes nothing. */
+    int first = s->nengines > 1 ? (int)(now % (uint64_t)s->nengines) : 0;
+    for (int j = 0, i = first; j < s->nengines; j++, i = i + 1 == s->nengines ? 0 : i + 1)
         drive_engine(s->eng[i], now, &busy);
-    if (s->nengines && ++s->eng_rr == s->nengines)
-        s->eng_rr = 0;
     if (s->agg)
         drive_engine(s->agg, now, &busy);
     mf_l1_eject_ready(&s->l1, now);
@@ -63,8 +61,6 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     uint64_t next = busy & MF_BUSY_RUN ? now + 1 : mf_l1_next_move(&s->l1, now);
     if (next != MF_NEVER)
         mf_switch_wake(s, next);
-    s->ran_at = now;
-    s->polled = busy || s->ccm.nparked || next != MF_NEVER; /* a packet held: polled */
 }
 
 /* ---- the ports' synchronous hand-overs ------------------------------------ */

@@ -17,7 +17,7 @@
  *   link.h, fifo.h, pkt.h, aglu.h   links, input FIFOs, packets, AgLU lanes
  *
  * Per cycle (switch.c): consume latches what the links delivered (L1
- * receive); produce steps each engine's CCM (round robin from eng_rr, then
+ * receive); produce steps each engine's CCM (round robin by the cycle, then
  * the aggregation engine), then the L1's ejection, then switch allocation
  * and traversal.
  */
@@ -39,11 +39,7 @@ typedef struct mf_switch {
      * cycle touches is a miss (bench/README.md) */
     mf_module_t mod;
     int nengines;          /* ranks attached (host slots) */
-    int eng_rr;            /* engine served first (fair time slots) */
-    int polled;            /* a polling model would have run it in every cycle
-                            * since (MF_BUSY_POLL): eng_rr moves on as if */
     int id;
-    uint64_t ran_at;       /* cycle of the last produce */
     mf_engine_t **eng;     /* by host slot */
     mf_l1_t l1;
     mf_ccm_t ccm;

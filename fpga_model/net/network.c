@@ -149,12 +149,7 @@ static int attach_engines(mf_net_t *n)
         if (!n->sw[s].eng || !l->tx || !l->eject_free_fx)
             return -1;
         n->sw[s].nengines = l->nengines = slots;
-        /* a partner's take wakes the switch of a flow waiting for its
-         * credits, also when none waits: only a switch whose round robin
-         * has one engine may run then (hw/ccm_wait.c) */
-        n->sw[s].ccm.park_credits = slots <= 1;
-        l->one_engine = slots <= 1;
-        for (int p = 0; p < l->nports && slots <= 1; p++) /* its heads sleep on a stop */
+        for (int p = 0; p < l->nports; p++) /* its heads sleep on a stop */
             for (unsigned v = 0; l->out[p].connected && v < l->vcs; v++)
                 mf_l1_peer_fifo(l, p, v)->upstream = &l->wake;
     }

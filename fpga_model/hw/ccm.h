@@ -21,6 +21,15 @@ struct mf_switch;
 #define MF_BUSY_RUN 1
 #define MF_BUSY_POLL 2
 
+/* The bit of ccm.credit_wait that stands for the NET stream on (receiving
+ * engine, context, tag) -- one stream of one call.  Streams may share a
+ * bit: a take on one then wakes a sender waiting on the other for nothing,
+ * which is harmless; a missed wake would not be. */
+static inline unsigned mf_credit_bit(unsigned dest, unsigned ctx, unsigned tag)
+{
+    return (unsigned)((((uint64_t)dest << 13 | ctx << 8 | tag) * 0x9E3779B97F4A7C15ull) >> 58);
+}
+
 /* A flow parked until its L2 output queue has room (ccm_wait.c). */
 typedef struct {
     mf_coll_t *c;
@@ -48,9 +57,10 @@ typedef struct mf_ccm {
     mf_fault_port_t fault;
     const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
     size_t *pending;             /* calls posted whose host has not been signalled */
-    int credit_wait;             /* its last produce left a flow waiting for a partner's
-                                  * credits: only then does a partner's take wake it
-                                  * (flow.c credit_returned, after the phase) */
+    uint64_t credit_wait;        /* the NET streams its last produce left a flow waiting
+                                  * for credits on, as bits (mf_credit_bit): only a
+                                  * take from one of them wakes it (flow.c
+                                  * credit_returned, after the phase) */
     mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
 } mf_ccm_t;
 

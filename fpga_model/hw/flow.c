@@ -416,16 +416,20 @@ static void deliver(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf,
 }
 
 /* After the switches' produce phase of cycle `now`, in which a partner took
- * bytes the sender's ccm `a` sent: wake the sender next cycle if one of its
- * flows waits for credits.  Its other flows ask for their own cycles, so a
- * run for nothing else would change nothing; waking it for every take kept
- * a streaming sender awake every cycle.  (Deferred, so the sender's
- * credit_wait is its own last produce's, whatever thread ran either.) */
+ * bytes of the NET stream `bit` (mf_credit_bit) stands for, which the
+ * sender's ccm `a` sent: wake the sender next cycle if one of its flows
+ * waits for credits on that stream.  Its other flows ask for their own
+ * cycles, and a flow waiting on another partner finds no more room than
+ * before, so a run for nothing else would change nothing; waking it for
+ * every take kept a streaming sender awake every cycle, and for every take
+ * of any partner ran a tree's switch for its children's takes while it
+ * waited for its parent's.  (Deferred, so the sender's credit_wait is its
+ * own last produce's, whatever thread ran either.) */
 static void credit_returned(void *a, void *b, uint64_t now)
 {
     mf_ccm_t *sender = a;
-    (void)b;
-    if (sender->credit_wait || sender->wake.sim->full_wakes)
+    unsigned bit = (unsigned)(uintptr_t)b;
+    if ((sender->credit_wait >> bit & 1) || sender->wake.sim->full_wakes)
         mf_wake(&sender->wake, now + 1);
 }
 
@@ -461,7 +465,9 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
         } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
             /* credits back to the sender, which sees them from the next
              * cycle (partner_consumed) */
-            mf_sim_defer(m->wake.sim, credit_returned, m->engines[st->src - 1].ccm, NULL, now);
+            unsigned bit = mf_credit_bit((unsigned)c->eng->grank, c->req.hdr.ctx, st->tag);
+            mf_sim_defer(m->wake.sim, credit_returned, m->engines[st->src - 1].ccm,
+                         (void *)(uintptr_t)bit, now);
         }
     }
 }
@@ -531,12 +537,20 @@ static int inputs_closed(mf_coll_t *c, mf_flow_t *f)
     return 1;
 }
 
-/* Earliest cycle an input holds data that is not usable yet, or MF_NEVER. */
-static uint64_t next_arrival(mf_coll_t *c, mf_flow_t *f)
+/* Earliest cycle an input holds data that is not usable yet, or MF_NEVER;
+ * the flow asks for it itself if the push that brought those bytes woke
+ * nobody (an input marked idle then: ports.c mf_stream_push). */
+static uint64_t next_arrival(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
 {
-    uint64_t t = MF_NEVER;
-    for (int i = 0; i < f->nin; i++)
-        t = min_u64(t, mf_stream_next_ready(&c->st[f->in[i]]));
+    uint64_t t = MF_NEVER, unwoken = 0;
+    for (int i = 0; i < f->nin; i++) {
+        const mf_stream_t *st = &c->st[f->in[i]];
+        t = min_u64(t, mf_stream_next_ready(st));
+        if (st->unwoken > unwoken)
+            unwoken = st->unwoken;
+    }
+    if (t != MF_NEVER && t <= unwoken)
+        mf_wake(&m->wake, t);
     return t;
 }
 
@@ -553,7 +567,7 @@ static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     if (f->kind != MF_FLOW_REDUCE || f->pos >= f->len || m->wake.sim->full_wakes)
-        return next_arrival(c, f);
+        return next_arrival(m, c, f);
     uint64_t need = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype), t = 0;
     if (need > f->len - f->pos)
         need = f->len - f->pos;
@@ -567,7 +581,7 @@ static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now
     if (t == 0) { /* no input it waits for (not expected): as before */
         for (int i = 0; i < f->nin; i++)
             c->st[f->in[i]].idle_input = 0;
-        return next_arrival(c, f);
+        return next_arrival(m, c, f);
     }
     if (t != MF_NEVER) /* that input's push may have found it idle: no wake then */
         mf_wake(&m->wake, t);
@@ -599,6 +613,8 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         if (f->park)
             mf_flow_unpark(m, c, f);
         f->blk = -1;
+        for (int i = 0; i < f->nin; i++) /* pushes wake it again (ccm_wait.c) */
+            c->st[f->in[i]].idle_input = 0;
     }
     int busy = flow_step(m, c, f, now);
     f->next_check = busy ? now + 1 : input_wait(m, c, f, now);

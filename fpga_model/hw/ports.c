@@ -183,6 +183,13 @@ uint64_t mf_stream_push(mf_stream_pool_t *p, mf_stream_t *st, const uint8_t *dat
 {
     if ((st->in > st->out || st->last_empty) && ready < st->last_ready)
         ready = st->last_ready;
+    /* The last push is still on its way (a DMA read pipelines a PCIe
+     * latency of them): the consumer looks at this stream by its cycle --
+     * it was woken for it, or asks for it itself -- and then asks for the
+     * next arrival, so this push need not wake anybody (flow.c
+     * next_arrival).  Waking the switch for each let a flow that had since
+     * parked, waiting for room, run it every cycle for nothing. */
+    int covered = st->seg_tail > st->seg_head && st->last_ready > p->wake.sim->now;
     if (st->stored && !data && st->in == st->out)
         st->stored = 0; /* nothing buffered: zeros need no storage again */
     if (!st->stored && data && len) { /* real bytes after zeros: store the zeros */
@@ -208,9 +215,11 @@ uint64_t mf_stream_push(mf_stream_pool_t *p, mf_stream_t *st, const uint8_t *dat
     st->last_ready = ready;
     st->last_empty = len == 0;
     mf_stream_account(p, (int64_t)len);
-    if (!st->idle_input || st->in == st->len || p->wake.sim->full_wakes) {
+    if ((!st->idle_input && !covered) || st->in == st->len || p->wake.sim->full_wakes) {
         notify(st, ready);
         mf_wake(&p->wake, ready);
+    } else {
+        st->unwoken = ready;
     }
     return ready;
 }

@@ -136,9 +136,13 @@ typedef struct {
                         * used (timing-only runs move zeros); 1: buf holds them */
     uint8_t closed;    /* producer finished (NET: packet with last=1 seen) */
     uint8_t tag;       /* NET: schedule edge */
-    uint8_t idle_input; /* the consumer (a reduction) has an element ready here and
-                         * waits for another input: a push wakes nobody unless it
-                         * completes the stream (flow.c input_wait) */
+    uint8_t idle_input; /* the consumer cannot use more bytes here until something
+                         * else happens -- a reduction waiting for another input,
+                         * a flow waiting for room in its sink: a push wakes
+                         * nobody unless it completes the stream (flow.c
+                         * input_wait, ccm_wait.c) */
+    uint64_t unwoken;  /* readiness of the last push that woke nobody (idle_input):
+                        * the consumer asks for that cycle itself (flow.c) */
     uint64_t *check;   /* consumer flow's next_check (set after the build) */
     struct mf_coll *call; /* its call, and the consumer flow's index in it */
     int consumer;

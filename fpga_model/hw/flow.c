@@ -459,7 +459,10 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
         mf_stream_t *st = &c->st[f->in[i]];
         if (st->room_waiter)
             mf_flow_room_taken(m, c, f, st, now);
-        else if (st->kind == MF_ST_HOST && st->issued < st->len) {
+        else if (st->kind == MF_ST_HOST && st->issued < st->len &&
+                 (st->issued - st->out < m->cfg->dma_window || m->wake.sim->full_wakes)) {
+            /* the take made room in the stream's read window (a read that
+             * filled it may have passed it by up to a cycle's bytes) */
             c->read_room = 1;
             mf_wake(&m->wake, now + 1);
         } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
@@ -617,6 +620,14 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
             c->st[f->in[i]].idle_input = 0;
     }
     int busy = flow_step(m, c, f, now);
+    /* It stopped at a sink with no room: wait from now.  Every way room
+     * can appear by the next cycle wakes a waiting flow for it (a take of
+     * the partner, of the reading flow, the L2 queue's pop), so looking
+     * again next cycle, as before, only ran the switch once more for
+     * nothing before the wait.  (A sink with some room, too little for a
+     * whole element, is looked at every cycle still.) */
+    if (f->blk >= 0 && !m->wake.sim->full_wakes && sink_room(m, c, &c->sk[f->blk], now, 1) == 0)
+        return mf_flow_wait(m, c, f, now);
     f->next_check = busy ? now + 1 : input_wait(m, c, f, now);
     return busy;
 }

@@ -59,5 +59,11 @@ void mf_l2_emit(mf_l2_t *l2, mf_pkt_t *k, uint64_t now)
     k->ready = now + l2->stage; /* L2 traversal */
     mf_pq_push(&l2->out[k->out_port], k);
     *l2->out_held |= 1u << k->out_port;
-    mf_wake(&l2->wake, k->ready);
+    /* Emits come from the flows, inside the switch's produce, whose L1
+     * scan at its end asks for the cycle the packet can move -- its ready
+     * cycle or, later, when its link is free (switch.c, mf_l1_next_move);
+     * a wake at `ready` ran the switch for nothing whenever the link was
+     * still busy then. */
+    if (l2->wake.sim->full_wakes)
+        mf_wake(&l2->wake, k->ready);
 }

@@ -57,6 +57,7 @@ typedef struct {
     uint32_t phit_bytes, pkt_bytes, datapath_bytes, dma_bytes;
     uint32_t stage, pcie, host_o, link_lat;
     uint32_t window;        /* end-to-end credit window: one input FIFO's bytes */
+    uint64_t dma_window;    /* DMA read bytes in flight per HOST stream (dma.c) */
     uint32_t reduce_cycles; /* AgLU latency */
     uint32_t copy_cycles;   /* collector / L2 latency */
     int nranks;             /* engines from here on are fat-tree aggregation engines */

@@ -135,10 +135,7 @@ int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
     s->cgr.units = n->p.sa_cgr;
     s->streams.wake = (mf_wake_port_t){&n->sim, &s->mod};
     s->streams.fault = (mf_fault_port_t){&n->failed, n->err, sizeof n->err};
-    /* reads in flight per stream: a PCIe round of the DMA's bytes, plus a
-     * few packets */
-    s->dma = (mf_dma_reader_t){&s->streams, (uint64_t)n->pcie * n->dma_bytes +
-                                                4ull * n->pkt_bytes};
+    s->dma = (mf_dma_reader_t){&s->streams, n->cfg.dma_window};
     if (init_l1(n, s))
         return -1;
     init_l2(n, s);

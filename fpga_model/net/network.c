@@ -47,6 +47,8 @@ static void derive(mf_net_t *n)
                            .datapath_bytes = n->datapath_bytes, .dma_bytes = n->dma_bytes,
                            .stage = n->stage, .pcie = n->pcie, .host_o = n->host_o,
                            .link_lat = n->link_lat, .window = p->input_fifo_bytes,
+                           /* a PCIe round of the DMA's bytes, plus a few packets */
+                           .dma_window = (uint64_t)n->pcie * n->dma_bytes + 4ull * n->pkt_bytes,
                            .reduce_cycles = p->aglu_latency_cycles,
                            .copy_cycles = p->collector_cycles, .nranks = n->topo->nranks};
 }

@@ -277,7 +277,7 @@ static void step_flows(mf_ccm_t *m, mf_coll_t *c, uint64_t now, int *busy)
     }
 }
 
-/* Drive one collective for a cycle; *busy gets MF_BUSY_* bits. */
+/* Drive one collective for a cycle; *busy gets MF_BUSY_RUN if it must run next cycle. */
 static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now, int *busy)
 {
     /* the processor header reaches the CCM (an aggregation engine is
@@ -290,7 +290,7 @@ static void progress_one(mf_ccm_t *m, mf_engine_t *e, mf_coll_t *c, uint64_t now
             /* the DMA reads on next cycle if a window has room; else a flow
              * taking bytes wakes the switch (flow.c) */
             if (c->reads_left)
-                *busy |= c->read_room ? MF_BUSY_RUN : MF_BUSY_POLL;
+                *busy |= c->read_room ? MF_BUSY_RUN : 0;
         }
         if (now < cfg) {
             /* once: a switch run every cycle meanwhile (its DMA reading)

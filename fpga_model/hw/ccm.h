@@ -14,12 +14,10 @@
 
 struct mf_switch;
 
-/* What a cycle of the CCM leaves for the next (the `busy` bits its steps
- * set): RUN, something can move next cycle, so the switch must run then;
- * POLL, something waits for room that an event will wake (ccm_wait.c), so
- * the switch need not run until then. */
+/* What a cycle of the CCM leaves for the next (the `busy` bit its steps
+ * set): something can move next cycle, so the switch must run then.  What
+ * waits for room or input sets nothing: an event wakes it (ccm_wait.c). */
 #define MF_BUSY_RUN 1
-#define MF_BUSY_POLL 2
 
 /* The bit of ccm.credit_wait that stands for the NET stream on (receiving
  * engine, context, tag) -- one stream of one call.  Streams may share a
@@ -102,7 +100,7 @@ void mf_ccm_progress(mf_engine_t *e, uint64_t now, int *busy);
 void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now);
 /* ccm_algo.c */
 int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
-/* flow.c; mf_flow_step returns MF_BUSY_* bits */
+/* flow.c; mf_flow_step returns MF_BUSY_RUN or 0 */
 int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c);
 int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 /* ccm_wait.c: flows parked until their sink has room */

@@ -86,7 +86,8 @@ static void quiet_inputs(mf_coll_t *c, const mf_flow_t *f)
 }
 
 /* f's blocking sink has no room at cycle now: park it if an event will
- * wake it, else look again next cycle.  Returns MF_BUSY_* bits. */
+ * wake it, else look again next cycle.  Returns MF_BUSY_RUN if the switch
+ * must run next cycle for it, else 0. */
 int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     int why = park_reason(m, &c->sk[f->blk]);
@@ -105,14 +106,14 @@ int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
             m->credit_wait |= 1ull << mf_credit_bit(k->dest, c->req.hdr.ctx, k->tag);
             if (!m->wake.sim->full_wakes)
                 quiet_inputs(c, f);
-            return MF_BUSY_POLL;
+            return 0;
         }
         return MF_BUSY_RUN;
     }
     f->next_check = MF_NEVER;
     if (!m->wake.sim->full_wakes)
         quiet_inputs(c, f);
-    return MF_BUSY_POLL;
+    return 0;
 }
 
 /* taker took bytes from st, whose producer is parked until it has room. */

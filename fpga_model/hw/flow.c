@@ -595,13 +595,12 @@ static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now
  * input gets data or closes (mf_stream_push / mf_stream_close), or, parked,
  * until its sink has room (ccm_wait.c).  Returns MF_BUSY_RUN if it still has
  * work it could do next cycle without new input (so the switch should stay
- * awake), MF_BUSY_POLL if it is parked. */
+ * awake), else 0. */
 int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
-    if (f->done || f->next_check > now)
+    /* parked: input pushed meanwhile changes nothing while its sink has no room */
+    if (f->done || f->park || f->next_check > now)
         return 0;
-    if (f->park) /* input pushed meanwhile changes nothing while its sink has no room */
-        return MF_BUSY_POLL;
     /* A step that moved nothing because a sink had no room at the flow's
      * position, with input waiting and no zero-length sink pending, changed
      * nothing; while that sink still has no room, stepping again would do

@@ -58,7 +58,7 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
     if (s->ccm.nl2_wait) /* flows parked on a full L2 queue: did it pop? */
         mf_ccm_l2_room(&s->ccm, now, &busy);
     /* the L1 sleeps until a packet it holds can move (mf_l1_next_move) */
-    uint64_t next = busy & MF_BUSY_RUN ? now + 1 : mf_l1_next_move(&s->l1, now);
+    uint64_t next = busy ? now + 1 : mf_l1_next_move(&s->l1, now);
     if (next != MF_NEVER)
         mf_switch_wake(s, next);
 }

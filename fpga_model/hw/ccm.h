@@ -105,6 +105,13 @@ int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c);
 int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 /* ccm_wait.c: flows parked until their sink has room */
 int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
+/* Mark every input of f idle (its pushes wake nobody unless they complete
+ * the stream: ports.c mf_stream_push) or not. */
+static inline void mf_flow_inputs_idle(mf_coll_t *c, const mf_flow_t *f, int idle)
+{
+    for (int i = 0; i < f->nin; i++)
+        c->st[f->in[i]].idle_input = (uint8_t)idle;
+}
 void mf_flow_unpark(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f);
 void mf_flow_room_taken(mf_ccm_t *m, mf_coll_t *c, const mf_flow_t *taker, mf_stream_t *st,
                         uint64_t now);

@@ -75,18 +75,11 @@ void mf_flow_unpark(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
     m->nparked--;
 }
 
-/* While f waits for room, bytes pushed into its inputs change nothing for
- * it: they need not run the switch (ports.c mf_stream_push).  It sees them
- * all when it steps again, and asks for the cycles of those still on their
- * way itself (flow.c input_wait). */
-static void quiet_inputs(mf_coll_t *c, const mf_flow_t *f)
-{
-    for (int i = 0; i < f->nin; i++)
-        c->st[f->in[i]].idle_input = 1;
-}
-
 /* f's blocking sink has no room at cycle now: park it if an event will
- * wake it, else look again next cycle.  Returns MF_BUSY_RUN if the switch
+ * wake it, else look again next cycle.  While it waits for room, bytes
+ * pushed into its inputs change nothing for it, so its inputs are marked
+ * idle: it sees those bytes when it steps again, and asks for the cycles
+ * of those still on their way itself (flow.c next_arrival).  Returns MF_BUSY_RUN if the switch
  * must run next cycle for it, else 0. */
 int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
@@ -104,15 +97,13 @@ int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         /* credits: the partner's takes wake the switch (flow.c) */
         if (k->kind == MF_SINK_NET) {
             m->credit_wait |= 1ull << mf_credit_bit(k->dest, c->req.hdr.ctx, k->tag);
-            if (!m->wake.sim->full_wakes)
-                quiet_inputs(c, f);
+            mf_flow_inputs_idle(c, f, 1);
             return 0;
         }
         return MF_BUSY_RUN;
     }
     f->next_check = MF_NEVER;
-    if (!m->wake.sim->full_wakes)
-        quiet_inputs(c, f);
+    mf_flow_inputs_idle(c, f, 1);
     return 0;
 }
 

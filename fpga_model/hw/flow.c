@@ -582,8 +582,7 @@ static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now
             t = due;
     }
     if (t == 0) { /* no input it waits for (not expected): as before */
-        for (int i = 0; i < f->nin; i++)
-            c->st[f->in[i]].idle_input = 0;
+        mf_flow_inputs_idle(c, f, 0);
         return next_arrival(m, c, f);
     }
     if (t != MF_NEVER) /* that input's push may have found it idle: no wake then */
@@ -615,8 +614,7 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         if (f->park)
             mf_flow_unpark(m, c, f);
         f->blk = -1;
-        for (int i = 0; i < f->nin; i++) /* pushes wake it again (ccm_wait.c) */
-            c->st[f->in[i]].idle_input = 0;
+        mf_flow_inputs_idle(c, f, 0); /* pushes wake it again (ccm_wait.c) */
     }
     int busy = flow_step(m, c, f, now);
     /* It stopped at a sink with no room: wait from now.  Every way room

@@ -34,8 +34,7 @@ static void host_read(mf_coll_t *c, uint64_t off, uint8_t *dst, size_t len)
 static int read_one(mf_dma_reader_t *r, mf_coll_t *c, mf_stream_t *st, uint64_t now)
 {
     mf_host_port_t *d = c->host;
-    uint64_t buffered = st->issued - st->out;
-    if (st->issued == st->len || buffered >= r->window || d->rd_left == 0)
+    if (st->issued == st->len || !mf_stream_read_room(st, r->window) || d->rd_left == 0)
         return 0;
     uint64_t m = st->len - st->issued;
     if (m > d->rd_left)
@@ -82,7 +81,7 @@ static __attribute__((noinline)) void read_pass(mf_dma_reader_t *r, mf_coll_t *c
 static int window_room(const mf_dma_reader_t *r, const mf_coll_t *c)
 {
     for (int j = 0; j < c->nrd; j++)
-        if (c->st[c->rd_st[j]].issued - c->st[c->rd_st[j]].out < r->window)
+        if (mf_stream_read_room(&c->st[c->rd_st[j]], r->window))
             return 1;
     return 0;
 }

@@ -460,7 +460,7 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
         if (st->room_waiter)
             mf_flow_room_taken(m, c, f, st, now);
         else if (st->kind == MF_ST_HOST && st->issued < st->len &&
-                 (st->issued - st->out < m->cfg->dma_window || m->wake.sim->full_wakes)) {
+                 (mf_stream_read_room(st, m->cfg->dma_window) || m->wake.sim->full_wakes)) {
             /* the take made room in the stream's read window (a read that
              * filled it may have passed it by up to a cycle's bytes) */
             c->read_room = 1;

@@ -232,8 +232,8 @@ static int start_threads(mf_net_t *n, char *err, size_t errlen)
     const char *all = getenv("MPIFPGA_SIM_SHARE_ALL");
     if (all && *all == '1')
         n->sim.share_min = 1;
-    /* and the wake-up check: the same figures if a one-engine switch also
-     * runs in the cycles it skips (doc/model.md section 1) */
+    /* and the wake-up check: the same figures if a switch also runs in
+     * the cycles it skips (doc/model.md section 1) */
     const char *full = getenv("MPIFPGA_SIM_FULL_WAKES");
     n->sim.full_wakes = full && *full == '1';
     return 0;

@@ -29,6 +29,26 @@ static void consume(mf_module_t *m, mf_sim_t *sim)
     }
 }
 
+/* The module's load hint (engine.c prefetch_ahead): the packets its
+ * consume will take off the links, or the heads its produce will look at.
+ * Reads only this switch's ports and its input links' queues, which no
+ * other module changes in that phase (links are pushed in produce). */
+static void prefetch(mf_module_t *m, int produce, uint64_t now)
+{
+    mf_l1_t *l = &((mf_switch_t *)m)->l1;
+    if (!produce) {
+        if (l->next_rx > now)
+            return;
+        for (int p = 0; p < l->nports; p++)
+            if (l->in[p].next_head <= now && l->in[p].link->q.head)
+                __builtin_prefetch(l->in[p].link->q.head);
+        return;
+    }
+    for (unsigned w = 0; w < l->vc_words; w++)
+        for (uint64_t b = l->vc_held[w]; b; b &= b - 1)
+            __builtin_prefetch(mf_fifo_head(mf_l1_fifo(l, w * 64 + (unsigned)__builtin_ctzll(b))));
+}
+
 /* One cycle of an engine's CCM: start what is due, drive what runs. */
 static void drive_engine(mf_engine_t *e, uint64_t now, int *busy)
 {
@@ -140,7 +160,10 @@ int mf_switch_init(mf_net_t *n, mf_switch_t *s, int id)
         return -1;
     init_l2(n, s);
     init_ccm(n, s);
-    return mf_sim_add(&n->sim, &s->mod, consume, produce);
+    if (mf_sim_add(&n->sim, &s->mod, consume, produce))
+        return -1;
+    s->mod.prefetch = prefetch;
+    return 0;
 }
 
 void mf_switch_fini(mf_switch_t *s)

@@ -42,6 +42,11 @@ typedef void (*mf_phase_fn)(mf_module_t *m, mf_sim_t *sim);
 struct mf_module {
     mf_phase_fn consume;
     mf_phase_fn produce;
+    /* optional: start loading the lines the module's consume (produce = 0) or
+     * produce will miss on; called a couple of modules ahead in the cycle's
+     * run, it must read only what no module run before it writes in that
+     * phase, and write nothing (engine.c prefetch_ahead) */
+    void (*prefetch)(mf_module_t *m, int produce, uint64_t now);
     uint64_t last_req; /* last cycle asked for (drops repeated requests) */
     uint64_t last_creq; /* last cycle asked for by mf_sim_wake_consume */
     uint32_t id;

@@ -105,8 +105,12 @@ static void test_link(void)
     uint64_t hb = mf_link_send(&l, b, 9, 32);
     ok(hb == 119 && mf_link_recv(&l, 109) == NULL && mf_link_recv(&l, 110) == a,
        "packets delivered in order at their arrival cycles");
+    ok(mf_link_next_arrival(&l) == 119, "the receiver learns the next arrival (119) from the "
+                                        "packet it popped");
     mf_pkt_free(&pool, a);
     mf_pkt_free(&pool, mf_link_recv(&l, 119));
+    ok(mf_link_next_arrival(&l) == MF_NEVER && mf_link_recv(&l, 1000) == NULL,
+       "an empty wire: no next arrival, nothing to receive");
     mf_link_init(&l, 44, 3.0, 32u << 16, 7);
     uint64_t last = 0, sum = 0;
     int ordered = 1;
@@ -117,6 +121,7 @@ static void test_link(void)
         ordered &= h >= last;
         last = h;
         sum += h - (uint64_t)i * 50;
+        ordered &= mf_link_next_arrival(&l) == h;
         mf_pkt_free(&pool, mf_link_recv(&l, h));
     }
     double mean = sum / 2000.0;

@@ -75,7 +75,7 @@ mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now)
     uint64_t bit = 1ull << (in_vc % 64);
     if (!f->q.n)
         l->vc_held[in_vc / 64] &= ~bit;
-    if (f->q.n && f->q.head->out_port < 0)
+    if (f->q.n && k->next_out < 0) /* the new head ejects here */
         l->eject_head[in_vc / 64] |= bit;
     else
         l->eject_head[in_vc / 64] &= ~bit;
@@ -108,17 +108,19 @@ static void receive_port(mf_l1_t *l, int p, uint64_t now)
     while ((k = mf_link_recv(in->link, now)) != NULL) {
         unsigned i = (unsigned)p * l->vcs + k->in_vc;
         mf_fifo_t *f = mf_l1_fifo(l, i);
-        mf_fifo_push(f, k, now);
-        l->vc_held[i / 64] |= 1ull << (i % 64);
         k->in_port = (int8_t)p;
         mf_route_compute(l, k);
-        if (k->out_port < 0 && f->q.head == k)
+        if (f->q.tail) /* mf_l1_pop reads it when the tail's turn comes */
+            f->q.tail->next_out = k->out_port;
+        else if (k->out_port < 0)
             l->eject_head[i / 64] |= 1ull << (i % 64);
-        /* RC, VA; SA happens at ready.  No wake for it: while a packet is
-         * queued the switch's produce asks for every next cycle. */
+        mf_fifo_push(f, k, now);
+        l->vc_held[i / 64] |= 1ull << (i % 64);
+        /* RC, VA; SA happens at ready, which the switch's next-move scan
+         * asks for (mf_l1_next_move) */
         k->ready = now + 2 * l->stage;
     }
-    in->next_head = in->link->q.head ? in->link->q.head->ready : MF_NEVER;
+    in->next_head = mf_link_next_arrival(in->link);
 }
 
 int mf_l1_receive(mf_l1_t *l, uint64_t now)

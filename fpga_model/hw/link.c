@@ -6,7 +6,8 @@
 void mf_link_init(mf_link_t *l, uint32_t latency, double jitter_sd_cycles, uint32_t bpc_fx,
                   uint64_t seed)
 {
-    *l = (mf_link_t){.latency = latency, .jitter_sd = jitter_sd_cycles, .bpc_fx = bpc_fx};
+    *l = (mf_link_t){.latency = latency, .jitter_sd = jitter_sd_cycles, .bpc_fx = bpc_fx,
+                     .head_at = MF_NEVER};
     l->rng = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
 }
 
@@ -61,6 +62,11 @@ uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_byt
     k->tail_fx = end + mf_fx(lat);
     if (k->tail_fx < mf_fx(head))
         k->tail_fx = mf_fx(head);
+    /* the tail was sent by this switch a moment ago: still in its cache */
+    if (l->q.tail)
+        l->q.tail->next_at = head;
+    else
+        l->head_at = head;
     mf_pq_push(&l->q, k);
     l->bytes += bytes;
     l->pkts++;
@@ -69,7 +75,14 @@ uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_byt
 
 mf_pkt_t *mf_link_recv(mf_link_t *l, uint64_t now)
 {
-    if (!l->q.head || l->q.head->ready > now)
-        return NULL;
-    return mf_pq_pop_ahead(&l->q);
+    if (l->head_at > now)
+        return NULL; /* none, or the first has not arrived */
+    mf_pkt_t *k = mf_pq_pop(&l->q);
+    if (l->q.head) {
+        l->head_at = k->next_at;
+        __builtin_prefetch(l->q.head); /* the receiver's next pop */
+    } else {
+        l->head_at = MF_NEVER;
+    }
+    return k;
 }

@@ -12,6 +12,7 @@
 
 typedef struct {
     mf_pq_t q;           /* packets on the wire, in arrival order */
+    uint64_t head_at;    /* head arrival of q's first packet, MF_NEVER if none */
     uint64_t busy_fx;    /* serialiser free at this fixed-point cycle */
     uint64_t last_head;  /* last head arrival (keeps order under jitter) */
     uint32_t latency;    /* cycles */
@@ -33,5 +34,7 @@ static inline int mf_link_free(const mf_link_t *l, uint64_t now) { return l->bus
 uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes);
 /* Next packet whose head has arrived by now, or NULL. */
 mf_pkt_t *mf_link_recv(mf_link_t *l, uint64_t now);
+/* Head arrival of the first packet on the wire, MF_NEVER if none. */
+static inline uint64_t mf_link_next_arrival(const mf_link_t *l) { return l->head_at; }
 
 #endif

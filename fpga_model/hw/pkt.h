@@ -25,9 +25,14 @@ typedef struct mf_pkt {
     uint8_t zero;      /* payload is all zero and data[] is not filled (flow.c) */
     uint64_t ready;    /* cycle from which the head may be used here */
     uint64_t tail_fx;  /* 16.16 fixed-point cycle the tail is here */
-    uint64_t born;     /* cycle the packet was created (latency stats) */
+    union {            /* about the packet behind it (next), so that a pop
+                        * learns it without loading that packet: */
+        uint64_t next_at;  /* on a link: its head arrival (link.c) */
+        int16_t next_out;  /* in an input VC FIFO: its output port (l1_switch.c) */
+    };
     /* the fields above fit one cache line (pkt.c aligns each packet) */
     uint8_t *data;     /* payload, capacity = pool payload_cap */
+    uint64_t born;     /* cycle the packet was created (latency stats) */
 } mf_pkt_t;
 
 /* One thread's free list and slabs (a packet is freed on the thread of the
@@ -85,16 +90,16 @@ static inline mf_pkt_t *mf_pq_pop(mf_pq_t *q)
     return k;
 }
 
-/* Pop q's head and start loading the packet two places behind it.  For
- * queues whose packets wait long (links: 110 cycles; backed-up FIFOs) and
- * are popped one per cycle or so: the new head was fetched this way at the
- * previous pop, so reading it does not stall, and its successor is in cache
- * by the next pop. */
+/* Pop q's head and start loading the new head, for queues whose head is
+ * looked at again soon (a FIFO's next packet, an injection queue).  It
+ * does not reach further: the packet behind the new head is only known by
+ * loading the new head, and waiting for that load here stalled the pop
+ * (perf: most of mf_fifo_pop's time). */
 static inline mf_pkt_t *mf_pq_pop_ahead(mf_pq_t *q)
 {
     mf_pkt_t *k = mf_pq_pop(q);
     if (q->head)
-        __builtin_prefetch(q->head->next);
+        __builtin_prefetch(q->head);
     return k;
 }
 

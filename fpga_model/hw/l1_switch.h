@@ -32,6 +32,9 @@ typedef struct {
     int connected;
     struct mf_l1 *peer;   /* the L1 switch at the other end */
     int peer_port;
+    mf_fifo_t *peer_fifo; /* the input VC FIFOs this link feeds there, by VC (a
+                           * VC allocation reads their stop state without
+                           * loading the peer's L1 record first) */
     uint32_t rr;          /* switch allocation round-robin pointer */
     uint64_t pkts;
 } mf_outport_t;
@@ -81,8 +84,7 @@ static inline mf_fifo_t *mf_l1_fifo(mf_l1_t *l, unsigned in_vc) { return &l->fif
 /* The FIFO that VC vc of output port `port` feeds: on the peer's input. */
 static inline mf_fifo_t *mf_l1_peer_fifo(const mf_l1_t *l, int port, unsigned vc)
 {
-    const mf_outport_t *o = &l->out[port];
-    return mf_l1_fifo(o->peer, (unsigned)o->peer_port * o->peer->vcs + vc);
+    return &l->out[port].peer_fifo[vc];
 }
 
 /* route.c: k->out_port (-1: eject here) and k->h.vc from k->h.dest */

@@ -73,7 +73,8 @@ mf_pkt_t *mf_pkt_alloc(mf_pool_t *p)
     l->free = k->next;
     /* every field but data, which stays the slot's payload */
     memset(k, 0, offsetof(mf_pkt_t, data));
-    k->born = 0;
+    k->len = 0;
+    k->zero = 0;
     l->live++;
     return k;
 }

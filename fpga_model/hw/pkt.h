@@ -17,12 +17,10 @@ typedef struct mf_pkt {
     mf_net_hdr_t h;
     uint16_t src;      /* source global rank: model bookkeeping, not on the wire */
     uint16_t nphits;   /* payload phits (0 for a header-only packet) */
-    uint32_t len;      /* valid payload bytes */
     int16_t out_port;  /* route computation result (-1: eject) */
     uint8_t out_vc;    /* VC on the output link */
     uint8_t in_vc;     /* VC it occupies at this hop */
     int8_t in_port;    /* network port it arrived on, -1 if injected here */
-    uint8_t zero;      /* payload is all zero and data[] is not filled (flow.c) */
     uint64_t ready;    /* cycle from which the head may be used here */
     uint64_t tail_fx;  /* 16.16 fixed-point cycle the tail is here */
     union {            /* about the packet behind it (next), so that a pop
@@ -30,9 +28,12 @@ typedef struct mf_pkt {
         uint64_t next_at;  /* on a link: its head arrival (link.c) */
         int16_t next_out;  /* in an input VC FIFO: its output port (l1_switch.c) */
     };
-    /* the fields above fit one cache line (pkt.c aligns each packet) */
-    uint8_t *data;     /* payload, capacity = pool payload_cap */
     uint64_t born;     /* cycle the packet was created (latency stats) */
+    /* the fields above fit one cache line (pkt.c aligns each packet); the
+     * payload's, read where it is delivered, are in the second */
+    uint8_t *data;     /* payload, capacity = pool payload_cap */
+    uint32_t len;      /* valid payload bytes */
+    uint8_t zero;      /* payload is all zero and data[] is not filled (flow.c) */
 } mf_pkt_t;
 
 /* One thread's free list and slabs (a packet is freed on the thread of the

@@ -67,6 +67,7 @@ static int wire_links(mf_net_t *n)
             o->connected = 1;
             o->peer = &n->sw[peer].l1;
             o->peer_port = t->peer_port[s * t->max_ports + p];
+            o->peer_fifo = mf_l1_fifo(o->peer, (unsigned)o->peer_port * o->peer->vcs);
             mf_link_init(&o->link, n->link_lat, jitter, bpc,
                          n->p.seed ^ ((uint64_t)s << 8 | (uint64_t)p));
             o->peer->in[o->peer_port].link = &o->link;

@@ -47,6 +47,17 @@ static void prefetch(mf_module_t *m, int produce, uint64_t now)
     for (unsigned w = 0; w < l->vc_words; w++)
         for (uint64_t b = l->vc_held[w]; b; b &= b - 1)
             __builtin_prefetch(mf_fifo_head(mf_l1_fifo(l, w * 64 + (unsigned)__builtin_ctzll(b))));
+    mf_switch_t *s = (mf_switch_t *)m;
+    for (int i = 0; i < s->nengines; i++) {
+        const mf_engine_t *e = s->eng[i];
+        for (uint32_t todo = e->running; todo; todo &= todo - 1) {
+            const mf_coll_t *c = e->cur[__builtin_ctz(todo)];
+            if (c->next_check > now || c->nfl > 64)
+                continue;
+            for (uint64_t d = c->flow_due; d; d &= d - 1)
+                __builtin_prefetch(&c->fl[__builtin_ctzll(d)]);
+        }
+    }
 }
 
 /* One cycle of an engine's CCM: start what is due, drive what runs. */

@@ -30,9 +30,10 @@ static void consume(mf_module_t *m, mf_sim_t *sim)
 }
 
 /* The module's load hint (engine.c prefetch_ahead): the packets its
- * consume will take off the links, or the heads its produce will look at.
- * Reads only this switch's ports and its input links' queues, which no
- * other module changes in that phase (links are pushed in produce). */
+ * consume will take off the links, or the FIFO heads and the due flows of
+ * running calls its produce will look at.  Reads only this switch's ports,
+ * engines and calls and its input links' queues, which no other module
+ * changes in that phase (links are pushed in produce); writes nothing. */
 static void prefetch(mf_module_t *m, int produce, uint64_t now)
 {
     mf_l1_t *l = &((mf_switch_t *)m)->l1;

@@ -251,7 +251,8 @@ static size_t prefix_len(const mf_sim_t *s)
  * switches do not fit the cache together, so a module's first loads of
  * packets last touched a link latency ago miss; issued a module ahead,
  * those misses overlap with the work in between.  Purely a load hint:
- * results are the same without it (bench/README.md, "prefetch"). */
+ * results are the same without it (doc/model.md section 1, "Load hints";
+ * bench/README.md, "Load hints"). */
 #define PREFETCH_AHEAD 2
 
 static inline void prefetch_ahead(mf_sim_t *s, size_t i, size_t hi, int produce)

@@ -79,8 +79,8 @@ void mf_flow_unpark(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
  * wake it, else look again next cycle.  While it waits for room, bytes
  * pushed into its inputs change nothing for it, so its inputs are marked
  * idle: it sees those bytes when it steps again, and asks for the cycles
- * of those still on their way itself (flow.c next_arrival).  Returns MF_BUSY_RUN if the switch
- * must run next cycle for it, else 0. */
+ * of those still on their way itself (flow.c next_arrival).  Returns
+ * MF_BUSY_RUN if the switch must run next cycle for it, else 0. */
 int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
 {
     int why = park_reason(m, &c->sk[f->blk]);

@@ -58,7 +58,6 @@ uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_byt
     if (head < l->last_head)
         head = l->last_head;
     l->last_head = head;
-    k->ready = head;
     k->tail_fx = end + mf_fx(lat);
     if (k->tail_fx < mf_fx(head))
         k->tail_fx = mf_fx(head);
@@ -77,12 +76,7 @@ mf_pkt_t *mf_link_recv(mf_link_t *l, uint64_t now)
 {
     if (l->head_at > now)
         return NULL; /* none, or the first has not arrived */
-    mf_pkt_t *k = mf_pq_pop(&l->q);
-    if (l->q.head) {
-        l->head_at = k->next_at;
-        __builtin_prefetch(l->q.head); /* the receiver's next pop */
-    } else {
-        l->head_at = MF_NEVER;
-    }
+    mf_pkt_t *k = mf_pq_pop_ahead(&l->q);
+    l->head_at = l->q.head ? k->next_at : MF_NEVER;
     return k;
 }

@@ -92,7 +92,7 @@ static inline mf_pkt_t *mf_pq_pop(mf_pq_t *q)
 }
 
 /* Pop q's head and start loading the new head, for queues whose head is
- * looked at again soon (a FIFO's next packet, an injection queue).  It
+ * looked at again soon (a link's, a FIFO's, an injection queue's).  It
  * does not reach further: the packet behind the new head is only known by
  * loading the new head, and waiting for that load here stalled the pop
  * (perf: most of mf_fifo_pop's time). */

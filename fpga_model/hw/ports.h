@@ -184,13 +184,13 @@ static inline uint64_t mf_stream_avail(mf_stream_t *st, uint64_t now)
         st->ready_end = st->seg[st->seg_head++ & mask].end;
     return st->ready_end - st->out;
 }
-/* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
 /* HOST: the bytes the DMA read into st and no flow took yet are below its
  * read window (hw_cfg dma_window), so it may read more. */
 static inline int mf_stream_read_room(const mf_stream_t *st, uint64_t window)
 {
     return st->issued - st->out < window;
 }
+/* Cycle the first segment not yet known ready becomes usable, or MF_NEVER. */
 static inline uint64_t mf_stream_next_ready(const mf_stream_t *st)
 {
     return st->seg_head != st->seg_tail ? st->seg[st->seg_head & (st->seg_cap - 1)].ready

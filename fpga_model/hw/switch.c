@@ -36,7 +36,8 @@ static void consume(mf_module_t *m, mf_sim_t *sim)
  * changes in that phase (links are pushed in produce); writes nothing. */
 static void prefetch(mf_module_t *m, int produce, uint64_t now)
 {
-    mf_l1_t *l = &((mf_switch_t *)m)->l1;
+    mf_switch_t *s = (mf_switch_t *)m;
+    mf_l1_t *l = &s->l1;
     if (!produce) {
         if (l->next_rx > now)
             return;
@@ -48,7 +49,6 @@ static void prefetch(mf_module_t *m, int produce, uint64_t now)
     for (unsigned w = 0; w < l->vc_words; w++)
         for (uint64_t b = l->vc_held[w]; b; b &= b - 1)
             __builtin_prefetch(mf_fifo_head(mf_l1_fifo(l, w * 64 + (unsigned)__builtin_ctzll(b))));
-    mf_switch_t *s = (mf_switch_t *)m;
     for (int i = 0; i < s->nengines; i++) {
         const mf_engine_t *e = s->eng[i];
         for (uint32_t todo = e->running; todo; todo &= todo - 1) {

@@ -79,6 +79,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     opts_t o = {.traffic = 1, .allreduce = 1, .limit_s = 600, .mem_gib = 12};
+    int huge = mf_model_prefer_hugepages(); /* inherited by the forked runs */
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     if (pages > 0 && psz > 0 && 0.6 * pages * (double)psz / 1073741824.0 < o.mem_gib)
         o.mem_gib = 0.6 * pages * (double)psz / 1073741824.0;
@@ -176,7 +177,9 @@ int main(int argc, char **argv)
             printf(", load average %.2f (figures are wall-clock: run on an idle machine)", l1);
         fclose(la);
     }
-    printf("\n\n");
+    printf("\n# heap: %s\n\n", huge == 0 ? "transparent huge pages (MPIFPGA_HUGEPAGES=0: off)"
+           : huge == 1 ? "ordinary pages (MPIFPGA_HUGEPAGES=0)"
+                       : "ordinary pages (huge pages not possible here)");
     fflush(stdout);
 
     /* The allreduce children are forked from a launcher made now, while

@@ -514,6 +514,7 @@ static int run_traffic(const opts_t *o)
 
 int main(int argc, char **argv)
 {
+    mf_model_prefer_hugepages(); /* before the networks' allocations */
     opts_t o;
     parse_args(argc, argv, &o);
     /* under mpiexec -n K: the sizes of a sweep spread over the processes;

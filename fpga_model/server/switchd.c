@@ -373,6 +373,7 @@ int main(int argc, char **argv)
     int rc = 1;
     engine_t e = {0};
     mf_session_t *s = NULL;
+    mf_model_prefer_hugepages(); /* before the network's allocations */
     parse_opts(argc, argv, &o);
     mf_net_t *net = build_net(&o, &p, &t, err, sizeof err);
     if (!net) {

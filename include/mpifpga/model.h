@@ -70,6 +70,16 @@ const struct mf_topo *mf_net_topo(const mf_net_t *n);
  * their default thread count (processes sharing a node: mpiexec -n K
  * mpifpga-sim); MPIFPGA_THREADS still overrides it. */
 void mf_net_share_cores(int nprocs);
+/* Put the process's heap on transparent huge pages (2 MiB: a large
+ * network's state costs a TLB entry per 2 MiB touched, not per 4 KiB).
+ * For a program's main, before it allocates much: it sets glibc's malloc
+ * up for the whole process (one heap for all threads, a 2 GiB reserve of
+ * address space, marked MADV_HUGEPAGE; fpga_model/sim/hugepages.c).
+ * Returns 0 when done, 1 when MPIFPGA_HUGEPAGES=0 turned it off, -1 when
+ * not possible here (another allocator, an address-space limit): the
+ * program runs on ordinary pages, with the same results.  Once per
+ * process; later calls return the first call's answer. */
+int mf_model_prefer_hugepages(void);
 
 /* CT-config / CT-free packet from rank `grank` for row ctx (001 sec. 3.3). */
 int mf_net_ct_config(mf_net_t *n, int grank, int ctx, const mf_ct_entry_t *e, char *err,

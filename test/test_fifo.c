@@ -130,10 +130,84 @@ static void test_link(void)
     mf_pool_fini(&pool);
 }
 
+/* The stop state seen upstream at t, from the owner's history of
+ * transitions (cycle[i], state[i]), oldest first. */
+static int truth(const uint64_t *cyc, const uint8_t *st, int n, uint32_t delay, uint64_t t)
+{
+    int s = 0;
+    for (int i = 0; i < n && cyc[i] + delay <= t; i++)
+        s = st[i];
+    return s;
+}
+
+/* mf_fifo_stop_window under a random stream of pushes and pops: for every
+ * cycle now and every `at` a reader may ask for (now .. now + delay - 1),
+ * the window's state is the one seen at every cycle in it, and the window
+ * is the same before and after the owner records this cycle's transitions
+ * (a reader on another thread may run either side of them). */
+static void test_stop_window(void)
+{
+    enum { DELAY = 10, CYCLES = 3000 };
+    mf_fifo_t f;
+    mf_fifo_init(&f, 6, 2, DELAY, NULL);
+    mf_pool_t pool;
+    mf_pool_init(&pool, 32);
+    static uint64_t cyc[2 * CYCLES];
+    static uint8_t st[2 * CYCLES];
+    int n = 0, bad_state = 0, bad_span = 0, bad_race = 0, windows = 0, wide = 0;
+    uint8_t last = 0;
+    srand(7);
+    for (uint64_t now = 0; now < CYCLES; now++) {
+        uint64_t before[DELAY][3];
+        for (uint64_t at = now; at < now + DELAY; at++) {
+            uint64_t *b = before[at - now];
+            b[0] = (uint64_t)mf_fifo_stop_window(&f, now, at, &b[1], &b[2]);
+        }
+        /* the owner's cycle: a random walk of the occupancy around the
+         * threshold (4 of 6), so it stops and resumes often */
+        if (f.occ < 7 && rand() % 2) {
+            mf_pkt_t *k = mf_pkt_alloc(&pool);
+            k->nphits = 1;
+            mf_fifo_push(&f, k, now);
+        }
+        if (f.stopped != last)
+            cyc[n] = now, st[n++] = last = f.stopped;
+        if (f.q.head && rand() % 2)
+            mf_pkt_free(&pool, mf_fifo_pop(&f, now));
+        if (f.stopped != last)
+            cyc[n] = now, st[n++] = last = f.stopped;
+        for (uint64_t at = now; at < now + DELAY; at++) {
+            uint64_t from, until;
+            int s = mf_fifo_stop_window(&f, now, at, &from, &until);
+            const uint64_t *b = before[at - now];
+            bad_race += (uint64_t)s != b[0] || from != b[1] || until != b[2];
+            bad_span += from > at || until < at || until > now + DELAY - 1;
+            for (uint64_t t = from; t <= until; t++)
+                bad_state += truth(cyc, st, n, DELAY, t) != s;
+            windows++;
+            wide += until > at;
+        }
+    }
+    ok(n > 100, "the stream stops and resumes the FIFO often (%d transitions)", n);
+    ok(!bad_state, "every cycle of every window sees the window's state (%d of %d windows wrong)",
+       bad_state, windows);
+    ok(!bad_span, "a window holds `at` and ends by now + delay - 1 (%d wrong)", bad_span);
+    ok(!bad_race, "a window is the same before and after the owner's transitions of this "
+                  "cycle (%d differ)", bad_race);
+    ok(wide > windows / 2, "windows reach past `at` (%d of %d): the reader keeps them", wide,
+       windows);
+    mf_pkt_t *k;
+    while ((k = mf_pq_pop(&f.q)))
+        mf_pkt_free(&pool, k);
+    mf_fifo_fini(&f);
+    mf_pool_fini(&pool);
+}
+
 int main(void)
 {
     test_margin();
     test_stop_delay();
+    test_stop_window();
     test_link();
     return tap_done();
 }

@@ -132,3 +132,27 @@ int mf_fifo_stop_seen_slow(const mf_fifo_t *f, uint64_t now)
     }
     return s;
 }
+
+int mf_fifo_stop_window(const mf_fifo_t *f, uint64_t now, uint64_t at, uint64_t *from,
+                        uint64_t *until)
+{
+    uint64_t horizon = now + f->delay - 1; /* what is recorded now or later is seen after it */
+    uint32_t lo = __atomic_load_n(&f->tr_lo, __ATOMIC_ACQUIRE);
+    uint32_t hi = __atomic_load_n(&f->tr_hi, __ATOMIC_ACQUIRE);
+    uint8_t s = lo ? __atomic_load_n(&f->seen_old, __ATOMIC_RELAXED) : 0;
+    /* the state before the ring's first transition holds from the start,
+     * or from a cycle no later than `at` (pruned: when is not kept) */
+    uint64_t start = lo ? at : 0, end = horizon;
+    for (uint32_t i = lo; i != hi; i++) {
+        uint64_t c = f->tr_cycle[slot(f, i)];
+        if (c + f->delay > at) { /* not seen by `at`: the window ends before it */
+            end = c + f->delay - 1 < end ? c + f->delay - 1 : end;
+            break;
+        }
+        s = f->tr_state[slot(f, i)];
+        start = c + f->delay;
+    }
+    *from = start;
+    *until = end > at ? end : at;
+    return s;
+}

@@ -51,6 +51,16 @@ static inline mf_pkt_t *mf_fifo_head(const mf_fifo_t *f) { return f->q.head; }
 /* Stop state as the upstream node sees it at cycle now, when transitions
  * are kept (fifo.c; reads only). */
 int mf_fifo_stop_seen_slow(const mf_fifo_t *f, uint64_t now);
+/* The stop state upstream sees at cycle `at`, and the cycles [*from,
+ * *until] around `at` through which it sees the same, for a reader running
+ * in cycle now (now <= at < now + delay).  Every transition before cycle
+ * now is recorded, and one recorded in cycle now or later is seen from
+ * now + delay on, so the window ends by now + delay - 1 and is the same
+ * whether or not the owner has recorded this cycle's transition yet.  The
+ * reader keeps it (l1_switch.h, mf_stop_view_t) and reads the FIFO again
+ * only for a cycle outside it. */
+int mf_fifo_stop_window(const mf_fifo_t *f, uint64_t now, uint64_t at, uint64_t *from,
+                        uint64_t *until);
 /* Stop state as the upstream node sees it at cycle now.  A FIFO that never
  * passed its threshold (the usual case) keeps no transitions. */
 static inline int mf_fifo_stop_seen(const mf_fifo_t *f, uint64_t now)

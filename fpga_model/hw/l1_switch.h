@@ -39,6 +39,15 @@ typedef struct {
     uint64_t pkts;
 } mf_outport_t;
 
+/* What an output VC last learned of its downstream FIFO's stop signal: the
+ * state, and the cycles through which it holds (mf_fifo_stop_window), so
+ * a VC allocation reads the other switch's FIFO once per change, not once
+ * per cycle.  Empty (from > until) until first asked. */
+typedef struct {
+    uint64_t from, until;
+    uint8_t stop;
+} mf_stop_view_t;
+
 /* Where the L1 switch ejects packets for one engine. */
 typedef struct {
     mf_pkt_port_t collective; /* its collector */
@@ -63,6 +72,7 @@ typedef struct mf_l1 {
     mf_fifo_t *fifo;       /* input VC FIFOs by in_vc = port * vcs + vc */
     mf_inport_t *in;
     mf_outport_t *out;
+    mf_stop_view_t *seen;  /* by out VC = port * vcs + vc */
     mf_pq_t **tx;          /* injection queue per host slot */
     uint64_t vc_held[MF_VC_WORDS]; /* bit port * vcs + vc: that input VC holds packets */
     uint64_t eject_head[MF_VC_WORDS]; /* bit set: that VC's head ejects here (a subset

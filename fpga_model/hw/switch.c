@@ -120,8 +120,8 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     l->wake = (mf_wake_port_t){&n->sim, &s->mod};
     size_t nfifo = (size_t)l->nports * l->vcs, f_b = nfifo * sizeof *l->fifo;
     size_t in_b = (size_t)l->nports * sizeof *l->in, out_b = (size_t)l->nports * sizeof *l->out,
-           q_b = (size_t)l->nports * sizeof *l->l2_out,
-           all = (f_b + in_b + out_b + q_b + 63) / 64 * 64;
+           q_b = (size_t)l->nports * sizeof *l->l2_out, v_b = nfifo * sizeof *l->seen,
+           all = (f_b + in_b + out_b + q_b + v_b + 63) / 64 * 64;
     char *ports = aligned_alloc(64, all ? all : 64);
     if (!ports)
         return -1;
@@ -130,6 +130,9 @@ static int init_l1(mf_net_t *n, mf_switch_t *s)
     l->in = (mf_inport_t *)(ports + f_b);
     l->out = (mf_outport_t *)(ports + f_b + in_b);
     l->l2_out = (mf_pq_t *)(ports + f_b + in_b + out_b);
+    l->seen = (mf_stop_view_t *)(ports + f_b + in_b + out_b + q_b);
+    for (size_t i = 0; i < nfifo; i++)
+        l->seen[i] = (mf_stop_view_t){.from = MF_NEVER, .until = 0};
     for (int p = 0; p < l->nports; p++)
         l->in[p].next_head = MF_NEVER;
     for (size_t i = 0; i < nfifo; i++)
@@ -199,7 +202,7 @@ void mf_switch_fini(mf_switch_t *s)
     free(s->ccm.l2_wait);
     free(l->tx);
     free(l->eject_free_fx);
-    free(l->fifo); /* the block of fifo, in, out and l2_out */
+    free(l->fifo); /* the block of fifo, in, out, l2_out and seen */
     l->fifo = NULL;
     l->in = NULL;
 }

@@ -31,15 +31,28 @@ static unsigned choose_vc(const mf_l1_t *l, const mf_pkt_t *k)
     return mod(flow_hash(k), nvc);
 }
 
+/* The downstream stop signal as output VC v of `port` sees it at `at`: from
+ * the view it keeps, refreshed from the peer's FIFO when `at` is outside
+ * the cycles the view holds for (and every time with full wake-ups, the
+ * test mode that checks shortcuts like this one: sim_threads.sh). */
+static int seen_stopped(mf_l1_t *l, int port, unsigned v, uint64_t at)
+{
+    mf_stop_view_t *w = &l->seen[(unsigned)port * l->vcs + v];
+    if (at < w->from || at > w->until || l->wake.sim->full_wakes)
+        w->stop = (uint8_t)mf_fifo_stop_window(mf_l1_peer_fifo(l, port, v), l->wake.sim->now, at,
+                                               &w->from, &w->until);
+    return w->stop;
+}
+
 int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at)
 {
-    return mf_fifo_stop_seen(mf_l1_peer_fifo(l, k->out_port, choose_vc(l, k)), at);
+    return seen_stopped(l, k->out_port, choose_vc(l, k), at);
 }
 
 int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
 {
     unsigned v = choose_vc(l, k);
-    if (mf_fifo_stop_seen(mf_l1_peer_fifo(l, k->out_port, v), now))
+    if (seen_stopped(l, k->out_port, v, now))
         return -1;
     k->out_vc = (uint8_t)v;
     return (int)v;

@@ -109,36 +109,24 @@ mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now)
     return k;
 }
 
-/* The transitions the reader needs (cycle <= now - delay) were all recorded
- * in earlier cycles; one the owner records now is newer and ends the scan.
+/* The transitions the reader needs (cycle < now) were all recorded in
+ * earlier cycles; one the owner records now is newer and ends the scan.
  * If the owner prunes meanwhile, the slots between an old tr_lo and the new
  * one still hold their transitions (tr_cap is twice what is ever live), and
- * the newest one old enough -- the answer -- is kept by every prune. */
-int mf_fifo_stop_seen_slow(const mf_fifo_t *f, uint64_t now)
-{
-    if (now < f->delay)
-        return 0; /* nothing has reached upstream yet: initial state is "go" */
-    uint64_t t = now - f->delay;
-    uint32_t lo = __atomic_load_n(&f->tr_lo, __ATOMIC_ACQUIRE);
-    uint32_t hi = __atomic_load_n(&f->tr_hi, __ATOMIC_ACQUIRE);
-    if (hi != lo && f->tr_cycle[slot(f, hi - 1)] <= t)
-        return f->tr_state[slot(f, hi - 1)]; /* the newest is old enough: the usual case */
-    uint8_t s = __atomic_load_n(&f->seen_old, __ATOMIC_RELAXED);
-    for (uint32_t i = lo; i != hi; i++) {
-        uint32_t j = slot(f, i);
-        if (f->tr_cycle[j] > t)
-            break;
-        s = f->tr_state[j];
-    }
-    return s;
-}
-
+ * the newest one seen by `at` -- the answer -- is kept by every prune. */
 int mf_fifo_stop_window(const mf_fifo_t *f, uint64_t now, uint64_t at, uint64_t *from,
                         uint64_t *until)
 {
     uint64_t horizon = now + f->delay - 1; /* what is recorded now or later is seen after it */
     uint32_t lo = __atomic_load_n(&f->tr_lo, __ATOMIC_ACQUIRE);
     uint32_t hi = __atomic_load_n(&f->tr_hi, __ATOMIC_ACQUIRE);
+    if (hi != lo && f->tr_cycle[slot(f, hi - 1)] + f->delay <= at) {
+        /* the newest is seen by `at` (the usual case): it holds from its
+         * arrival up to the horizon */
+        *from = f->tr_cycle[slot(f, hi - 1)] + f->delay;
+        *until = horizon > at ? horizon : at;
+        return f->tr_state[slot(f, hi - 1)];
+    }
     uint8_t s = lo ? __atomic_load_n(&f->seen_old, __ATOMIC_RELAXED) : 0;
     /* the state before the ring's first transition holds from the start,
      * or from a cycle no later than `at` (pruned: when is not kept) */

@@ -48,9 +48,6 @@ static inline uint32_t mf_fifo_cost(const mf_pkt_t *k) { return k->nphits ? k->n
 int mf_fifo_push(mf_fifo_t *f, mf_pkt_t *k, uint64_t now);
 mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now);
 static inline mf_pkt_t *mf_fifo_head(const mf_fifo_t *f) { return f->q.head; }
-/* Stop state as the upstream node sees it at cycle now, when transitions
- * are kept (fifo.c; reads only). */
-int mf_fifo_stop_seen_slow(const mf_fifo_t *f, uint64_t now);
 /* The stop state upstream sees at cycle `at`, and the cycles [*from,
  * *until] around `at` through which it sees the same, for a reader running
  * in cycle now (now <= at < now + delay).  Every transition before cycle
@@ -61,13 +58,12 @@ int mf_fifo_stop_seen_slow(const mf_fifo_t *f, uint64_t now);
  * only for a cycle outside it. */
 int mf_fifo_stop_window(const mf_fifo_t *f, uint64_t now, uint64_t at, uint64_t *from,
                         uint64_t *until);
-/* Stop state as the upstream node sees it at cycle now.  A FIFO that never
- * passed its threshold (the usual case) keeps no transitions. */
+/* Stop state as the upstream node sees it at cycle now (a reader running
+ * in cycle now; the switches keep the window instead, vc_alloc.c). */
 static inline int mf_fifo_stop_seen(const mf_fifo_t *f, uint64_t now)
 {
-    if (__atomic_load_n(&f->tr_hi, __ATOMIC_ACQUIRE) == 0)
-        return 0; /* never stopped: a first transition now is not seen yet */
-    return mf_fifo_stop_seen_slow(f, now);
+    uint64_t from, until;
+    return mf_fifo_stop_window(f, now, now, &from, &until);
 }
 
 #endif

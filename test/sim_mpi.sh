@@ -73,9 +73,16 @@ ok $? "MPIFPGA_THREADS=2 under mpiexec -n 2 prints what one process prints"
 # one point: rank 0 runs it, one note, the output of one process
 "$SIM" -c bcast -m 64:64 --format csv > "$tmp/plain" 2> /dev/null
 mpi 2 -c bcast -m 64:64 --format csv > "$tmp/mpi" 2> "$tmp/err"
-[ $? = 0 ] && cmp -s "$tmp/plain" "$tmp/mpi" && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+rc=$?
+[ $rc = 0 ] && cmp -s "$tmp/plain" "$tmp/mpi" && [ "$(wc -l < "$tmp/err")" = 1 ] &&
     grep -q 'one sweep point: rank 0 runs it, 1 other process had nothing to do' "$tmp/err"
-ok $? "a single size: rank 0 runs it, one note that the other process had nothing to do"
+st=$?
+ok $st "a single size: rank 0 runs it, one note that the other process had nothing to do"
+if [ $st != 0 ]; then
+    # what differed (it failed once in CI at b2c1dad and not in 25 runs here)
+    echo "# exit $rc; stderr:"; sed 's/^/#   /' "$tmp/err"
+    diff "$tmp/plain" "$tmp/mpi" | head -5 | sed 's/^/#   /'
+fi
 
 # a bad argument: every rank stops, one message, exit 2
 start=$(date +%s)

@@ -18,19 +18,9 @@
 #include <unistd.h>
 
 #include "mpifpga/model.h"
+#include "sim/sanitized.h" /* a sanitizer's malloc: the call returns -1 */
 #include "tap.h"
 
-/* a sanitizer's malloc is not glibc's: the call leaves it alone (-1) */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 /* 1 if addr's mapping is marked MADV_HUGEPAGE, 0 if not, -1 if not found. */
 static int marked(const void *addr)
@@ -155,12 +145,12 @@ int main(void)
      * call says so (-1) instead; this machine's kernel decides which */
     int thp = access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0;
     int rc = run_child(child_on);
-    if (thp && !SANITIZED)
+    if (thp && !MF_SANITIZED)
         ok(rc == 0, "small, large and other threads' blocks in the marked heap (child %d)",
            rc);
     else
         ok(rc == 10, "%s: the call returns -1 (child %d)",
-           SANITIZED ? "a sanitizer's allocator" : "no transparent huge pages in this kernel",
+           MF_SANITIZED ? "a sanitizer's allocator" : "no transparent huge pages in this kernel",
            rc);
     rc = run_child(child_off);
     ok(rc == 0, "MPIFPGA_HUGEPAGES=0: returns 1, the heap is not marked (child %d)", rc);

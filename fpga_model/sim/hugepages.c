@@ -38,15 +38,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
+#include "sim/sanitized.h"
 
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && !defined(SANITIZED)
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && !MF_SANITIZED
 #include <malloc.h>
 #define HAVE_HEAP_TUNING 1
 #else

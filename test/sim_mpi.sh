@@ -14,6 +14,11 @@ fails=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# every process this test starts carries the tag, so "nothing left behind"
+# counts its own and not those of a test running beside it (make -j2 check
+# runs sim_golden.sh's mpifpga-sim at the same time)
+SIM_MPI_TEST_TAG="sim_mpi.$$.$(date +%s)"
+export SIM_MPI_TEST_TAG
 if ! command -v "$MPIEXEC" > /dev/null 2>&1; then
     echo "1..0 # SKIP no $MPIEXEC"
     exit 0
@@ -136,10 +141,21 @@ else
     ok $? "without mpifpga-sim-mpi: one message naming it, exit 1 (got $rc)"
 fi
 
-# nothing left behind
+# nothing left behind: no mpifpga-sim, mpifpga-sim-mpi, mpiexec or hydra
+# proxy with this test's tag
 sleep 1
-! pgrep -f "^$SIM " > /dev/null
-ok $? "no mpifpga-sim process left"
+left=""
+for env in /proc/[0-9]*/environ; do
+    dir=${env%/environ}
+    case "$(cat "$dir/comm" 2> /dev/null)" in
+        mpifpga-sim* | mpiexec* | hydra*) ;;
+        *) continue ;;
+    esac
+    grep -qz "^SIM_MPI_TEST_TAG=$SIM_MPI_TEST_TAG\$" "$env" 2> /dev/null &&
+        left="$left ${dir#/proc/}"
+done
+[ -z "$left" ]
+ok $? "no mpifpga-sim, mpiexec or proxy process of this test left (${left:-none})"
 
 echo "1..$n"
 [ "$fails" = 0 ]

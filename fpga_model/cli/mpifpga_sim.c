@@ -57,7 +57,9 @@ static void usage(FILE *f)
             "         figure is the same for any N\n"
             "mpiexec -n K mpifpga-sim ...: the sweep's sizes spread over K processes; the same\n"
             "         output (every size runs on a new network); one size is no faster; the\n"
-            "         default threads: each node's cores shared among its processes\n");
+            "         default threads: each node's cores shared among its processes\n"
+            "mpiexec -n K mpifpga-sim --traffic ...: the network's switches split among K\n"
+            "         processes, exchanging at the link-latency lookahead; the same figures\n");
 }
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die2(const char *fmt, ...)
@@ -468,10 +470,21 @@ static int run_traffic(const opts_t *o)
                             .warmup = warmup_cycles(o, &p, &t), .measure = o->cycles,
                             .drain_limit = 10 * o->cycles, .seed = p.seed};
     mf_traffic_result_t r;
+    /* under mpiexec -n K: each process simulates a K-th of the switches */
+    mf_dom_ops_t ops;
+    int split = sim_mpi_domain_ops(&ops) == 0;
+    if (split && mf_dom_attach(n, &ops, err, sizeof err)) {
+        fprintf(stderr, "mpifpga-sim: %s\n", err);
+        sim_mpi_abort(1); /* the others would wait in the first exchange */
+    }
     int rc = mf_traffic_run(n, &cfg, &r, err, sizeof err);
     mf_topo_describe(&t, topo, sizeof topo);
     if (rc) {
-        fprintf(stderr, "mpifpga-sim: %s\n", err);
+        /* one message: from the domain that failed */
+        if (!split || mf_dom_failed_here(n))
+            fprintf(stderr, "mpifpga-sim: %s\n", err);
+    } else if (split && sim_mpi_rank() != 0) {
+        /* rank 0 prints the figures, the same on every domain */
     } else if (o->fmt == FMT_CSV) {
         printf("pattern,topology,nodes,rate,packet_phits,avg_latency_cycles,max_latency_cycles,"
                "accepted,saturated,cycles,router_cycles_per_s\n");
@@ -517,23 +530,22 @@ int main(int argc, char **argv)
     mf_model_prefer_hugepages(); /* before the networks' allocations */
     opts_t o;
     parse_args(argc, argv, &o);
-    /* under mpiexec -n K: the sizes of a sweep spread over the processes;
-     * with one point, rank 0 runs it alone (no MPI_Init) */
+    /* under mpiexec -n K: the sizes of a sweep spread over the processes
+     * (with one point, rank 0 runs it alone, no MPI_Init); a traffic run's
+     * switches spread over them (net/domain.h) */
     int k = sim_mpi_env_size();
     if (k != 1) {
         uint64_t sizes[64];
         int npts = o.have_traffic ? 1 : sweep_sizes(&o, mf_elem_bytes(o.op, o.dtype), sizes);
-        if (npts > 1 || k < 0)
+        if (npts > 1 || k < 0 || o.have_traffic) /* traffic: the switches spread */
             sim_mpi_start(&argc, &argv);
         else if (sim_mpi_rank() != 0)
             return 0;
         else
             fprintf(stderr, "mpifpga-sim: %s: rank 0 runs it, %d other process%s had "
-                    "nothing to do\n", o.have_traffic ? "one traffic run"
-                    : npts ? "one sweep point" : "no sweep point (-m below one element)",
+                    "nothing to do\n", npts ? "one sweep point"
+                    : "no sweep point (-m below one element)",
                     k - 1, k > 2 ? "es" : "");
     }
-    if (sim_mpi_active() && o.have_traffic && sim_mpi_rank() != 0)
-        sim_mpi_exit(0);
     sim_mpi_exit(o.have_traffic ? run_traffic(&o) : run_sweep(&o));
 }

@@ -46,6 +46,14 @@ void sim_mpi_exit(int rc)
     exit(rc);
 }
 
+void sim_mpi_abort(int rc)
+{
+    fflush(stdout);
+    if (active)
+        MPI_Abort(MPI_COMM_WORLD, rc);
+    exit(rc);
+}
+
 /* Wait for a nonblocking collective without spinning a core (MPICH's
  * blocking calls poll): a rank done with its points leaves its core to the
  * others while it waits. */
@@ -145,4 +153,77 @@ int sim_mpi_sweep(const sim_sweep_t *s, char *err, size_t len)
     free(mine);
     free(all);
     return rc;
+}
+
+/* ---- the processes as domains of one network (net/domain.h) ------------- */
+
+static void oom_abort(void)
+{
+    fprintf(stderr, "mpifpga-sim: out of memory for the domain exchange\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static int dom_exchange(void *ctx, const mf_dom_msg_t *out, size_t nout, mf_dom_msg_t **in,
+                        size_t *nin, char *err, size_t errlen)
+{
+    (void)ctx;
+    (void)err;
+    (void)errlen;
+    int *scount = calloc((size_t)size * 4, sizeof *scount);
+    if (!scount)
+        oom_abort();
+    int *sdisp = scount + size, *rcount = scount + 2 * size, *rdisp = scount + 3 * size;
+    /* counts and offsets in bytes: out is sorted by destination */
+    for (size_t i = 0; i < nout; i++)
+        scount[out[i].to] += (int)sizeof *out;
+    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD);
+    size_t total = 0;
+    for (int r = 0; r < size; r++) {
+        sdisp[r] = r ? sdisp[r - 1] + scount[r - 1] : 0;
+        rdisp[r] = (int)total;
+        total += (size_t)rcount[r];
+    }
+    mf_dom_msg_t *got = malloc(total ? total : 1);
+    if (!got)
+        oom_abort(); /* the others wait in the exchange: no way back */
+    /* from each sender in its order, senders in rank order: the same on
+     * every run */
+    MPI_Alltoallv(out, scount, sdisp, MPI_BYTE, got, rcount, rdisp, MPI_BYTE, MPI_COMM_WORLD);
+    *in = got;
+    *nin = total / sizeof *got;
+    free(scount);
+    return 0;
+}
+
+/* Every rank's values gathered and combined here: MPICH 4.0's MPI_MIN and
+ * MPI_MAX on MPI_UINT64_T compare as signed (the minimum of 111 and
+ * UINT64_MAX, the engine's "never", came out UINT64_MAX). */
+static int dom_reduce(void *ctx, uint64_t *v, const int *op, int n, char *err, size_t errlen)
+{
+    (void)ctx;
+    (void)err;
+    (void)errlen;
+    uint64_t *all = malloc((size_t)size * (size_t)n * sizeof *all);
+    if (!all)
+        oom_abort();
+    MPI_Allgather(v, n, MPI_UINT64_T, all, n, MPI_UINT64_T, MPI_COMM_WORLD);
+    for (int i = 0; i < n; i++) {
+        uint64_t x = all[i];
+        for (int r = 1; r < size; r++) {
+            uint64_t y = all[(size_t)r * (size_t)n + (size_t)i];
+            x = op[i] == MF_DOM_SUM ? x + y : (op[i] == MF_DOM_MIN) == (y < x) ? y : x;
+        }
+        v[i] = x;
+    }
+    free(all);
+    return 0;
+}
+
+int sim_mpi_domain_ops(mf_dom_ops_t *ops)
+{
+    if (!active)
+        return -1;
+    *ops = (mf_dom_ops_t){.ndomains = size, .self = rank, .exchange = dom_exchange,
+                          .reduce = dom_reduce};
+    return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "net/domain.h"
 
 /* This process's rank and the job's size from the process manager's
  * environment (0 and 1 when there is none), before any MPI_Init. */
@@ -23,6 +24,9 @@ int sim_mpi_rank(void);
 int sim_mpi_size(void);
 /* MPI_Finalize when started, then exit(rc). */
 __attribute__((noreturn)) void sim_mpi_exit(int rc);
+
+/* Stop every process of the job (MPI_Abort), or this one without MPI. */
+__attribute__((noreturn)) void sim_mpi_abort(int rc);
 
 /* Rank 0's rc, on every rank (waits without spinning). */
 int sim_mpi_share_rc(int rc);
@@ -46,5 +50,10 @@ typedef struct {
  * Returns the same on every rank: 0, or 1 with (on rank 0) the message of
  * the first failing point, in sweep order, in err. */
 int sim_mpi_sweep(const sim_sweep_t *s, char *err, size_t len);
+
+/* The processes as the domains of one network (net/domain.h): this
+ * process's number, their count, and the exchange over MPI.  0, or -1
+ * when MPI is not running. */
+int sim_mpi_domain_ops(mf_dom_ops_t *ops);
 
 #endif

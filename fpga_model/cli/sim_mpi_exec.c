@@ -67,6 +67,18 @@ void sim_mpi_exit(int rc)
 
 int sim_mpi_share_rc(int rc) { return rc; }
 
+void sim_mpi_abort(int rc)
+{
+    fflush(stdout);
+    exit(rc);
+}
+
+int sim_mpi_domain_ops(mf_dom_ops_t *ops)
+{
+    (void)ops;
+    return -1; /* under mpiexec, sim_mpi_start has become mpifpga-sim-mpi */
+}
+
 /* Not reached: run_sweep calls it only once MPI is active. */
 int sim_mpi_sweep(const sim_sweep_t *s, char *err, size_t len)
 {

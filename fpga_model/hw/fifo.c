@@ -71,8 +71,15 @@ static void record(mf_fifo_t *f, uint8_t state, uint64_t now)
     f->tr_cycle[i] = now;
     f->tr_state[i] = state;
     __atomic_store_n(&f->tr_hi, f->tr_hi + 1, __ATOMIC_RELEASE);
-    if (!state && f->upstream) /* seen upstream `delay` cycles on */
+    if (f->remote)
+        f->remote->stop(f->remote->ctx, f->remote_id, state, now);
+    else if (!state && f->upstream) /* seen upstream `delay` cycles on */
         mf_wake(f->upstream, now + f->delay);
+}
+
+void mf_fifo_apply_remote(mf_fifo_t *f, uint8_t state, uint64_t cycle)
+{
+    record(f, state, cycle);
 }
 
 static inline void update_state(mf_fifo_t *f, uint64_t now)
@@ -117,7 +124,10 @@ mf_pkt_t *mf_fifo_pop(mf_fifo_t *f, uint64_t now)
 int mf_fifo_stop_window(const mf_fifo_t *f, uint64_t now, uint64_t at, uint64_t *from,
                         uint64_t *until)
 {
-    uint64_t horizon = now + f->delay - 1; /* what is recorded now or later is seen after it */
+    /* what is recorded now or later is seen after the horizon; in another
+     * domain's copy, what was recorded from known_before on */
+    uint64_t known = f->known_before && *f->known_before < now ? *f->known_before : now;
+    uint64_t horizon = known + f->delay - 1;
     uint32_t lo = __atomic_load_n(&f->tr_lo, __ATOMIC_ACQUIRE);
     uint32_t hi = __atomic_load_n(&f->tr_hi, __ATOMIC_ACQUIRE);
     if (hi != lo && f->tr_cycle[slot(f, hi - 1)] + f->delay <= at) {

@@ -34,6 +34,13 @@ typedef struct {
     const mf_wake_port_t *upstream; /* the switch whose VC allocation reads the stop
                                      * state, if it sleeps while a head waits for a
                                      * resume: woken when it sees one (l1_switch.c) */
+    /* the upstream reader is in another domain (net/domain.c): transitions
+     * go to it through the remote port; and, for this FIFO's copy in the
+     * reader's domain, the cycle before which every transition is known
+     * there (NULL: here, all of them up to now) */
+    const mf_remote_port_t *remote;
+    uint32_t remote_id;
+    const uint64_t *known_before;
     uint8_t stopped;   /* current local state */
     uint8_t seen_old;  /* state before transition tr_lo */
 } mf_fifo_t;
@@ -58,6 +65,10 @@ static inline mf_pkt_t *mf_fifo_head(const mf_fifo_t *f) { return f->q.head; }
  * only for a cycle outside it. */
 int mf_fifo_stop_window(const mf_fifo_t *f, uint64_t now, uint64_t at, uint64_t *from,
                         uint64_t *until);
+/* A transition recorded by this FIFO's owner in another domain, at
+ * `cycle`, applied to the copy the reader's domain keeps (net/domain.c);
+ * a resume wakes the local upstream reader as it would there. */
+void mf_fifo_apply_remote(mf_fifo_t *f, uint8_t state, uint64_t cycle);
 /* Stop state as the upstream node sees it at cycle now (a reader running
  * in cycle now; the switches keep the window instead, vc_alloc.c). */
 static inline int mf_fifo_stop_seen(const mf_fifo_t *f, uint64_t now)

@@ -15,19 +15,32 @@ static inline void atomic_min_u64(uint64_t *p, uint64_t v)
         ;
 }
 
-void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
+void mf_l1_arriving(mf_outport_t *o, uint64_t head)
 {
-    mf_outport_t *o = &l->out[port];
-    k->in_vc = k->out_vc;
-    uint64_t head = mf_link_send(&o->link, k, now + l->stage, l->phit_bytes);
     /* the peer may be producing on another thread, and other upstream
      * switches may lower its next_rx too: an atomic minimum (the peer reads
      * both only in its consume phase) */
     mf_inport_t *in = &o->peer->in[o->peer_port];
     atomic_min_u64(&in->next_head, head);
     atomic_min_u64(&o->peer->next_rx, head);
-    o->pkts++;
     mf_wake_consume(&o->peer->wake, head);
+}
+
+void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
+{
+    mf_outport_t *o = &l->out[port];
+    k->in_vc = k->out_vc;
+    uint64_t head = mf_link_send(&o->link, k, now + l->stage, l->phit_bytes);
+    o->pkts++;
+    if (__builtin_expect(o->remote != NULL, 0)) {
+        /* the serialiser's state stays here, the packet goes to the
+         * peer's domain (the link's queue here is always empty) */
+        mf_pq_pop(&o->link.q);
+        o->link.head_at = MF_NEVER;
+        o->remote->pkt(o->remote->ctx, o->remote_id, k, now + l->stage, head);
+        return;
+    }
+    mf_l1_arriving(o, head);
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }

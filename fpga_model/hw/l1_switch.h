@@ -37,6 +37,9 @@ typedef struct {
                            * loading the peer's L1 record first) */
     uint32_t rr;          /* switch allocation round-robin pointer */
     uint64_t pkts;
+    const mf_remote_port_t *remote; /* the peer is in another domain: packets go
+                                     * there (NULL: the peer is simulated here) */
+    uint32_t remote_id;   /* the link's number for it: switch * max ports + port */
 } mf_outport_t;
 
 /* What an output VC last learned of its downstream FIFO's stop signal: the
@@ -108,6 +111,9 @@ int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at);
 void mf_sw_alloc(mf_l1_t *l, uint64_t now);
 /* l1_switch.c */
 void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now);
+/* A packet whose head arrives at `head` is on o's link: the peer's hints
+ * and wake-up (traversal here, or a packet from another domain). */
+void mf_l1_arriving(mf_outport_t *o, uint64_t head);
 void mf_l1_eject(mf_l1_t *l, mf_pkt_t *k, uint64_t now);
 int mf_l1_receive(mf_l1_t *l, uint64_t now); /* 1 if a packet may have arrived */
 void mf_l1_eject_ready(mf_l1_t *l, uint64_t now);

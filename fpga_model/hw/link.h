@@ -32,6 +32,10 @@ uint64_t mf_link_ser_fx(const mf_link_t *l, const mf_pkt_t *k, unsigned phit_byt
 static inline int mf_link_free(const mf_link_t *l, uint64_t now) { return l->busy_fx <= mf_fx(now); }
 /* Put k on the wire at cycle now; returns the head arrival cycle downstream. */
 uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes);
+/* Queue k, whose head arrives at `head` (not before the last one's): the
+ * wire part of mf_link_send, for a packet sent on this link's copy in
+ * another domain (net/domain.c). */
+void mf_link_put(mf_link_t *l, mf_pkt_t *k, uint64_t head);
 /* Next packet whose head has arrived by now, or NULL. */
 mf_pkt_t *mf_link_recv(mf_link_t *l, uint64_t now);
 /* Head arrival of the first packet on the wire, MF_NEVER if none. */

@@ -30,6 +30,9 @@
  *   emit port      the L2 switch's output queues and its emit / route look-up
  *   route port     the L1's route computation, for the L2 switch
  *   progress port  the watchdog's clock: a block that moved bytes marks it
+ *   remote port    a link or a FIFO whose other end another domain (process)
+ *                  simulates: what crosses it waits for the exchange
+ *                  (net/domain.c)
  *
  * mf_hw_cfg_t is the switch's derived figures, read-only to every block.
  */
@@ -79,6 +82,18 @@ static inline void mf_wake_consume(const mf_wake_port_t *w, uint64_t cycle)
 {
     mf_sim_wake_consume(w->sim, w->mod, cycle);
 }
+
+/* ---- remote port ------------------------------------------------------------
+ * The far end of a link, or the upstream reader of a FIFO, is in another
+ * domain (net/domain.h): a packet sent on the link, or a stop/resume the
+ * FIFO records, is handed over here instead (it takes at least the domains'
+ * lookahead to matter there).  Called in the switch's own phase, on
+ * whichever thread runs it; `pkt` takes the packet over. */
+typedef struct {
+    void (*pkt)(void *ctx, uint32_t link, mf_pkt_t *k, uint64_t sent, uint64_t head);
+    void (*stop)(void *ctx, uint32_t fifo, uint8_t state, uint64_t cycle);
+    void *ctx;
+} mf_remote_port_t;
 
 /* ---- status port (one per call) and fault port (the network's) ------------ */
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "net/network.h"
+#include "net/domain.h"
 #include "mpifpga/model.h"
 
 int mf_rank_switch(const mf_net_t *n, int grank)
@@ -337,6 +338,7 @@ void mf_net_destroy(mf_net_t *n)
     }
     for (int s = 0; n->sw && s < n->nsw; s++)
         mf_switch_fini(&n->sw[s]);
+    mf_dom_free(n);
     free(n->sw);
     free(n->eng);
     free(n->dma);

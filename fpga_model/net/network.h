@@ -51,6 +51,7 @@ typedef struct mf_net {
     void *traffic_owned; /* generator module, freed with the network */
     void *baseline;        /* baseline engine (baseline.c), freed with the network */
     void (*baseline_free)(void *);
+    struct mf_dom *dom;    /* the switches simulated here, if split (net/domain.h) */
 } mf_net_t;
 
 

@@ -6,6 +6,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "net/domain.h"
 #include "net/network.h"
 #include "traffic/traffic.h"
 
@@ -119,6 +120,7 @@ typedef struct {
     int stopped;     /* run over: the module may still be woken once */
     uint64_t win_lo, win_hi;
     uint64_t measured, delivered, win_phits;
+    uint64_t last_done; /* cycle the last measured packet was delivered */
     double lat_sum, lat_max;
 } gen_t;
 
@@ -187,6 +189,7 @@ static void on_eject(mf_net_t *n, mf_engine_t *e, mf_pkt_t *k)
     if (k->born >= g->win_lo && k->born < g->win_hi) {
         double lat = (double)((tail > now ? tail : now) - k->born);
         g->delivered++;
+        g->last_done = now;
         g->lat_sum += lat;
         if (lat > g->lat_max)
             g->lat_max = lat;
@@ -198,6 +201,86 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The window, then until every measured packet is delivered. */
+static int run_alone(gen_t *g, char *err, size_t errlen)
+{
+    mf_net_t *n = g->net;
+    while (n->sim.now < g->win_hi || g->delivered < g->measured) {
+        if (n->failed || n->sim.now >= g->stop)
+            break;
+        int st = mf_sim_step(&n->sim);
+        if (st < 0) {
+            snprintf(err, errlen, "out of memory in the cycle engine");
+            return -1;
+        }
+        if (st == 0)
+            break;
+    }
+    if (n->failed) {
+        snprintf(err, errlen, "%s", n->err);
+        return -1;
+    }
+    return 0;
+}
+
+/* The figures of every domain, summed (or the largest) on each. */
+static int combine(gen_t *g, char *err, size_t errlen)
+{
+    enum { MEAS, DELIV, PHITS, LSUM, LMAX, DONE, NV };
+    static const int op[NV] = {MF_DOM_SUM, MF_DOM_SUM, MF_DOM_SUM, MF_DOM_SUM, MF_DOM_MAX,
+                               MF_DOM_MAX};
+    /* latencies are whole cycles: their sum is exact as an integer */
+    uint64_t v[NV] = {g->measured, g->delivered, g->win_phits, (uint64_t)g->lat_sum,
+                      (uint64_t)g->lat_max, g->last_done};
+    if (mf_dom_reduce(g->net, v, op, NV, err, errlen))
+        return -1;
+    g->measured = v[MEAS];
+    g->delivered = v[DELIV];
+    g->win_phits = v[PHITS];
+    g->lat_sum = (double)v[LSUM];
+    g->lat_max = (double)v[LMAX];
+    g->last_done = v[DONE];
+    return 0;
+}
+
+/* Windows of the domains' lookahead, each followed by the exchange; the
+ * run ends where run_alone's would, at a window's end (a window with
+ * nothing to do anywhere is skipped). */
+static int run_windows(gen_t *g, char *err, size_t errlen)
+{
+    mf_net_t *n = g->net;
+    enum { NEXT, FAILED, MEAS, DELIV, NV };
+    static const int op[NV] = {MF_DOM_MIN, MF_DOM_MAX, MF_DOM_SUM, MF_DOM_SUM};
+    uint64_t lookahead = mf_dom_lookahead(n);
+    for (uint64_t t = n->sim.now;;) {
+        uint64_t end = t + lookahead < g->stop ? t + lookahead : g->stop;
+        while (!n->failed && mf_sim_next(&n->sim) < end)
+            if (mf_sim_step(&n->sim) < 0) { /* the others learn it below */
+                snprintf(n->err, sizeof n->err, "out of memory in the cycle engine");
+                n->failed = 1;
+            }
+        /* every domain takes part in every exchange, failed or not */
+        if (mf_dom_exchange(n, end, err, errlen))
+            return -1; /* the exchange's own failure: it stops the job */
+        uint64_t v[NV] = {mf_sim_next(&n->sim), n->failed ? 1 + (uint64_t)mf_dom_self(n) : 0,
+                          g->measured, g->delivered};
+        if (mf_dom_reduce(n, v, op, NV, err, errlen))
+            return -1;
+        if (v[FAILED]) {
+            if (n->failed)
+                snprintf(err, errlen, "%s", n->err);
+            else
+                snprintf(err, errlen, "domain %llu of the network failed (its message is above)",
+                         (unsigned long long)v[FAILED] - 1);
+            return -1;
+        }
+        if ((end >= g->win_hi && v[DELIV] >= v[MEAS]) || end >= g->stop || v[NEXT] == MF_NEVER)
+            break;
+        t = v[NEXT] > end ? v[NEXT] : end;
+    }
+    return combine(g, err, errlen);
 }
 
 int mf_traffic_run(mf_net_t *n, const mf_traffic_cfg_t *cfg, mf_traffic_result_t *res,
@@ -243,33 +326,29 @@ int mf_traffic_run(mf_net_t *n, const mf_traffic_cfg_t *cfg, mf_traffic_result_t
     uint64_t first = MF_NEVER;
     for (int i = 0; i < N; i++) {
         g->rng[i] = cfg->seed * 1000003u + (uint64_t)i;
-        g->next[i] = t0 + gap(g, i) - 1;
+        /* a node of another domain injects there */
+        g->next[i] = mf_dom_local(n, n->topo->node_sw[i]) ? t0 + gap(g, i) - 1 : MF_NEVER;
         if (g->next[i] < first)
             first = g->next[i];
     }
-    mf_sim_wake(&n->sim, &g->mod, first);
+    if (first != MF_NEVER)
+        mf_sim_wake(&n->sim, &g->mod, first);
     double w0 = now_s();
-    /* run the window, then until every measured packet is delivered */
-    while (n->sim.now < g->win_hi || g->delivered < g->measured) {
-        if (n->failed || n->sim.now >= g->stop)
-            break;
-        int st = mf_sim_step(&n->sim);
-        if (st <= 0)
-            break;
-    }
-    if (n->failed) {
-        snprintf(err, errlen, "%s", n->err);
+    if (n->dom ? run_windows(g, err, errlen) : run_alone(g, err, errlen))
         goto out;
-    }
     double wall = now_s() - w0;
-    uint64_t cycles = n->sim.now - t0;
+    /* the cycle the result was settled by: the last measured delivery, or
+     * the window's end; the drain limit when they did not all arrive (the
+     * same for any split into domains) */
+    int saturated = g->delivered < g->measured;
+    uint64_t cycles = (saturated ? g->stop : g->last_done > g->win_hi ? g->last_done : g->win_hi) - t0;
     *res = (mf_traffic_result_t){
         .measured_pkts = g->measured, .delivered_pkts = g->delivered,
         .avg_latency_cycles = g->delivered ? g->lat_sum / g->delivered : 0,
         .max_latency_cycles = g->lat_max,
         .offered = cfg->rate,
         .accepted = (double)g->win_phits / ((double)N * (double)cfg->measure),
-        .saturated = g->delivered < g->measured, .cycles = cycles, .wall_s = wall,
+        .saturated = saturated, .cycles = cycles, .wall_s = wall,
         .router_cycles_per_s = wall > 0 ? (double)cycles * n->nsw / wall : 0};
     rc = 0;
 out:

@@ -1,0 +1,275 @@
+/* Domain decomposition of a network over K processes; see domain.h. */
+#include "net/domain.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/network.h"
+
+/* What one thread handed over in the current window. */
+typedef struct {
+    mf_dom_msg_t *m;
+    size_t n, cap;
+    int oom;
+    char pad[40];
+} outbox_t;
+
+struct mf_dom {
+    mf_dom_ops_t ops;
+    int lo, hi;              /* the switches simulated here */
+    int *sw_dom;             /* by switch: its domain */
+    uint64_t known;          /* every transition recorded elsewhere before it is here */
+    uint64_t lookahead;
+    mf_remote_port_t port;   /* the links' and FIFOs' hand-over */
+    mf_net_t *net;
+    outbox_t box[MF_SIM_MAX_THREADS]; /* by mf_sim_tid */
+};
+
+static mf_dom_msg_t *slot(mf_dom_t *d)
+{
+    outbox_t *b = &d->box[mf_sim_tid];
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        mf_dom_msg_t *m = realloc(b->m, cap * sizeof *m);
+        if (!m) {
+            b->oom = 1;
+            return NULL;
+        }
+        b->m = m;
+        b->cap = cap;
+    }
+    return &b->m[b->n++];
+}
+
+static void send_pkt(void *ctx, uint32_t link, mf_pkt_t *k, uint64_t sent, uint64_t head)
+{
+    mf_dom_t *d = ctx;
+    mf_dom_msg_t *m = slot(d);
+    if (m)
+        *m = (mf_dom_msg_t){.kind = MF_DOM_PKT,
+                            .to = (uint32_t)d->sw_dom[d->net->topo->peer_sw[link]],
+                            .id = link, .cycle = head, .sent = sent, .h = k->h, .src = k->src,
+                            .nphits = k->nphits, .in_vc = k->in_vc, .zero = k->zero,
+                            .len = k->len, .tail_fx = k->tail_fx, .born = k->born};
+    mf_pkt_free(&d->net->pool, k);
+}
+
+static void send_stop(void *ctx, uint32_t fifo, uint8_t state, uint64_t cycle)
+{
+    mf_dom_t *d = ctx;
+    const mf_topo_t *t = d->net->topo;
+    unsigned vcs = d->net->p.vcs;
+    int sw = (int)(fifo / ((unsigned)t->max_ports * vcs));
+    int port = (int)(fifo / vcs % (unsigned)t->max_ports);
+    mf_dom_msg_t *m = slot(d);
+    if (m)
+        *m = (mf_dom_msg_t){.kind = MF_DOM_STOP,
+                            .to = (uint32_t)d->sw_dom[t->peer_sw[sw * t->max_ports + port]],
+                            .id = fifo, .state = state, .cycle = cycle};
+}
+
+/* A switch of another domain must never run here. */
+static void stray(mf_module_t *m, mf_sim_t *sim)
+{
+    (void)sim;
+    mf_switch_t *s = (mf_switch_t *)m;
+    mf_net_t *n = s->net;
+    if (!n->failed) {
+        n->failed = 1;
+        snprintf(n->err, sizeof n->err,
+                 "domain %d woke switch %d, which domain %d simulates (a block reached "
+                 "across the domain boundary)", n->dom->ops.self, s->id, n->dom->sw_dom[s->id]);
+    }
+}
+
+int mf_dom_failed_here(const mf_net_t *n) { return n->failed; }
+
+int mf_dom_self(const mf_net_t *n) { return n->dom ? n->dom->ops.self : 0; }
+
+int mf_dom_local(const mf_net_t *n, int sw)
+{
+    return !n->dom || (sw >= n->dom->lo && sw < n->dom->hi);
+}
+
+uint64_t mf_dom_lookahead(const mf_net_t *n)
+{
+    /* a jittery link can be as short as a cycle (link.c) */
+    if (!n->dom || n->p.link_jitter_sd_ns > 0 || n->link_lat < 2)
+        return 1;
+    return n->link_lat - 1; /* FIFO stop signals take link_lat too */
+}
+
+/* Wire the ports that cross domains, and the copies read here. */
+static void wire(mf_net_t *n, mf_dom_t *d)
+{
+    const mf_topo_t *t = n->topo;
+    for (int s = 0; s < n->nsw; s++) {
+        mf_l1_t *l = &n->sw[s].l1;
+        for (int p = 0; p < l->nports; p++) {
+            mf_outport_t *o = &l->out[p];
+            int peer = t->peer_sw[s * t->max_ports + p];
+            if (!o->connected || d->sw_dom[s] == d->sw_dom[peer])
+                continue;
+            if (mf_dom_local(n, s)) { /* here -> there: the link hands over, */
+                o->remote = &d->port;
+                o->remote_id = (uint32_t)(s * t->max_ports + p);
+                for (unsigned v = 0; v < l->vcs; v++) /* and the copies read here */
+                    mf_l1_peer_fifo(l, p, v)->known_before = &d->known;
+            } else if (mf_dom_local(n, peer)) { /* there -> here: stops go back */
+                for (unsigned v = 0; v < l->vcs; v++) {
+                    mf_fifo_t *f = mf_l1_peer_fifo(l, p, v);
+                    f->remote = &d->port;
+                    f->remote_id = (uint32_t)((peer * t->max_ports + o->peer_port) * (int)l->vcs) + v;
+                }
+            }
+        }
+        if (!mf_dom_local(n, s))
+            n->sw[s].mod.consume = n->sw[s].mod.produce = stray;
+    }
+}
+
+int mf_dom_attach(mf_net_t *n, const mf_dom_ops_t *ops, char *err, size_t errlen)
+{
+    mf_dom_t *d = calloc(1, sizeof *d);
+    if (!d || !(d->sw_dom = malloc((size_t)n->nsw * sizeof *d->sw_dom))) {
+        free(d);
+        snprintf(err, errlen, "out of memory for the domain");
+        return -1;
+    }
+    int k = ops->ndomains;
+    d->ops = *ops;
+    d->lo = (int)((int64_t)n->nsw * ops->self / k);
+    d->hi = (int)((int64_t)n->nsw * (ops->self + 1) / k);
+    for (int i = 0; i < k; i++)
+        for (int s = (int)((int64_t)n->nsw * i / k); s < (int)((int64_t)n->nsw * (i + 1) / k); s++)
+            d->sw_dom[s] = i;
+    d->port = (mf_remote_port_t){.pkt = send_pkt, .stop = send_stop, .ctx = d};
+    d->net = n;
+    n->dom = d;
+    wire(n, d);
+    return 0;
+}
+
+void mf_dom_free(mf_net_t *n)
+{
+    if (!n->dom)
+        return;
+    for (int t = 0; t < MF_SIM_MAX_THREADS; t++)
+        free(n->dom->box[t].m);
+    free(n->dom->sw_dom);
+    free(n->dom);
+    n->dom = NULL;
+}
+
+/* The order things are applied in: per link by departure, per FIFO by
+ * cycle, a stop (recorded in a consume) before a resume (in the produce)
+ * of the same cycle -- whichever thread recorded them. */
+static int by_dest(const void *a, const void *b)
+{
+    const mf_dom_msg_t *x = a, *y = b;
+    uint64_t kx[5] = {x->to, x->kind, x->id, x->kind == MF_DOM_PKT ? x->sent : x->cycle,
+                      !x->state};
+    uint64_t ky[5] = {y->to, y->kind, y->id, y->kind == MF_DOM_PKT ? y->sent : y->cycle,
+                      !y->state};
+    for (int i = 0; i < 5; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+/* All threads' messages, in by_dest order. */
+static int gather_out(mf_dom_t *d, mf_dom_msg_t **out, size_t *nout)
+{
+    size_t total = 0;
+    for (int t = 0; t < MF_SIM_MAX_THREADS; t++) {
+        if (d->box[t].oom)
+            return -1;
+        total += d->box[t].n;
+    }
+    mf_dom_msg_t *all = malloc((total ? total : 1) * sizeof *all);
+    if (!all)
+        return -1;
+    size_t at = 0;
+    for (int t = 0; t < MF_SIM_MAX_THREADS; t++) {
+        memcpy(all + at, d->box[t].m, d->box[t].n * sizeof *all);
+        at += d->box[t].n;
+        d->box[t].n = 0;
+    }
+    qsort(all, total, sizeof *all, by_dest);
+    *out = all;
+    *nout = total;
+    return 0;
+}
+
+/* A packet from another domain onto the copy of its link here. */
+static int take_pkt(mf_net_t *n, const mf_dom_msg_t *m)
+{
+    const mf_topo_t *t = n->topo;
+    mf_outport_t *o = &n->sw[m->id / (uint32_t)t->max_ports].l1.out[m->id % (uint32_t)t->max_ports];
+    mf_pkt_t *k = mf_pkt_alloc(&n->pool);
+    if (!k)
+        return -1;
+    k->h = m->h;
+    k->src = m->src;
+    k->nphits = m->nphits;
+    k->in_vc = m->in_vc;
+    k->out_vc = m->in_vc;
+    k->zero = m->zero;
+    k->len = m->len;
+    k->tail_fx = m->tail_fx;
+    k->born = m->born;
+    mf_link_put(&o->link, k, m->cycle);
+    mf_l1_arriving(o, m->cycle);
+    return 0;
+}
+
+static void take_stop(mf_net_t *n, const mf_dom_msg_t *m)
+{
+    unsigned per_sw = (unsigned)n->topo->max_ports * n->p.vcs;
+    mf_l1_t *l = &n->sw[m->id / per_sw].l1;
+    mf_fifo_apply_remote(mf_l1_fifo(l, m->id % per_sw), (uint8_t)m->state, m->cycle);
+}
+
+/* A failure here stops the run once every domain has learnt it (the
+ * caller's reduction): the exchange itself still takes place. */
+static void fail(mf_net_t *n, const char *msg)
+{
+    if (!n->failed) {
+        n->failed = 1;
+        snprintf(n->err, sizeof n->err, "%s", msg);
+    }
+}
+
+int mf_dom_exchange(mf_net_t *n, uint64_t end, char *err, size_t errlen)
+{
+    mf_dom_t *d = n->dom;
+    mf_dom_msg_t *out = NULL, *in = NULL;
+    size_t nout = 0, nin = 0;
+    if (gather_out(d, &out, &nout))
+        fail(n, "out of memory for the domain exchange");
+    if (d->ops.exchange(d->ops.ctx, out, nout, &in, &nin, err, errlen)) {
+        free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < nin && !n->failed; i++) {
+        /* what crossed must matter only after the window (the lookahead) */
+        uint64_t seen = in[i].cycle + (in[i].kind == MF_DOM_STOP ? n->link_lat : 0);
+        if (seen < end)
+            fail(n, "something from another domain takes effect inside the window that "
+                    "sent it: the lookahead exceeds the link latency (a bug)");
+        else if (in[i].kind == MF_DOM_STOP)
+            take_stop(n, &in[i]);
+        else if (take_pkt(n, &in[i]))
+            fail(n, "out of memory for a packet from another domain");
+    }
+    d->known = end;
+    free(out);
+    free(in);
+    return 0;
+}
+
+int mf_dom_reduce(mf_net_t *n, uint64_t *v, const int *op, int nv, char *err, size_t errlen)
+{
+    return n->dom ? n->dom->ops.reduce(n->dom->ops.ctx, v, op, nv, err, errlen) : 0;
+}

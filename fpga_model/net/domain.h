@@ -1,0 +1,90 @@
+/*
+ * Domain decomposition (issue 23): the switches of one network split among
+ * K domains -- MPI processes under `mpiexec -n K mpifpga-sim --traffic`
+ * (cli/sim_mpi.c) or anything else that can move bytes.  Every domain
+ * builds the whole network; it runs only its own switches [lo, hi), and
+ * keeps copies of the others' links and FIFOs that its switches read.
+ *
+ * What crosses a domain boundary is timestamped at least a link latency
+ * ahead: a packet put on a link arrives `latency` cycles after it left,
+ * and a FIFO's stop / resume reaches its upstream `latency` cycles after
+ * it was recorded.  So the domains run windows of L <= latency - 1 cycles
+ * each and then exchange what crossed (the lookahead): a packet sent in a
+ * window arrives after it, a transition recorded in it is seen after it,
+ * and a stop view read in it never reaches past what the window's start
+ * has settled (hw/fifo.c, known_before).  Every figure is the same for any
+ * K and any thread count (test/sim_domains.sh).
+ *
+ * Synthetic traffic only: a collective's end-to-end credits are read a
+ * cycle after they change, not a link latency (doc/model.md sections 5
+ * and 9c), so collectives keep the one-process engine.
+ */
+#ifndef MF_NET_DOMAIN_H
+#define MF_NET_DOMAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hw/pkt.h"
+
+struct mf_net;
+typedef struct mf_dom mf_dom_t;
+
+/* One thing crossing to another domain.  A packet travels as its fields
+ * (the payload is not carried: synthetic traffic does not look at it). */
+typedef struct {
+    uint32_t kind;  /* MF_DOM_PKT or MF_DOM_STOP */
+    uint32_t to;    /* the domain it goes to */
+    uint32_t id;    /* PKT: the link (sender switch x max ports + port);
+                     * STOP: the FIFO (owner switch x max ports x VCs + in VC) */
+    uint32_t state; /* STOP: 1 stop, 0 resume */
+    uint64_t cycle; /* PKT: head arrival; STOP: when recorded */
+    uint64_t sent;  /* PKT: when it left (one packet a link a cycle) */
+    mf_net_hdr_t h;
+    uint16_t src, nphits;
+    uint8_t in_vc, zero;
+    uint32_t len;
+    uint64_t tail_fx, born;
+} mf_dom_msg_t;
+
+enum { MF_DOM_PKT = 1, MF_DOM_STOP = 2 };
+enum { MF_DOM_MIN = 0, MF_DOM_MAX, MF_DOM_SUM };
+
+/* How the domains talk: the MPI implementation is cli/sim_mpi.c. */
+typedef struct {
+    int ndomains, self;
+    /* Send out[0 .. nout) (sorted by .to) and return what the others sent
+     * here in *in (malloc'ed, the caller frees) and *nin; in the same
+     * order on every run.  0, or -1 with a message in err. */
+    int (*exchange)(void *ctx, const mf_dom_msg_t *out, size_t nout, mf_dom_msg_t **in,
+                    size_t *nin, char *err, size_t errlen);
+    /* v[0 .. n) combined over all domains with op[i] (MF_DOM_MIN, MAX, SUM),
+     * the result on every domain.  0 or -1. */
+    int (*reduce)(void *ctx, uint64_t *v, const int *op, int n, char *err, size_t errlen);
+    void *ctx;
+} mf_dom_ops_t;
+
+/* Make n's domain self of ops->ndomains: switches [lo, hi) with
+ * lo = nsw * self / ndomains, before anything runs.  The other switches
+ * must never run here: one that is woken fails the run, naming it.  0, or
+ * -1 with a message in err (out of memory). */
+int mf_dom_attach(struct mf_net *n, const mf_dom_ops_t *ops, char *err, size_t errlen);
+void mf_dom_free(struct mf_net *n);
+/* Did the run fail in this domain (not only in another one)? */
+int mf_dom_failed_here(const struct mf_net *n);
+/* This domain's number (0 without domains). */
+int mf_dom_self(const struct mf_net *n);
+/* Is switch sw simulated here? (1 without domains) */
+int mf_dom_local(const struct mf_net *n, int sw);
+/* Cycles a window may last. */
+uint64_t mf_dom_lookahead(const struct mf_net *n);
+/* After the window that ends before cycle `end`: hand over what crossed,
+ * take in what came (wakes the switches it is for).  Every domain calls
+ * it after every window; a failure here (out of memory) fails the network
+ * (n->failed), for the caller to share.  0, or -1 when ops->exchange
+ * failed (err). */
+int mf_dom_exchange(struct mf_net *n, uint64_t end, char *err, size_t errlen);
+/* Combine values over the domains (mf_dom_ops_t.reduce); without domains,
+ * nothing to do. */
+int mf_dom_reduce(struct mf_net *n, uint64_t *v, const int *op, int nv, char *err,
+                  size_t errlen);
+#endif

@@ -4,22 +4,10 @@
 # lookahead, print every figure one process prints: K = 2 (and 3, 4 on
 # two configurations) on saturated and light loads, both topologies,
 # multi-phit packets, jittery links (lookahead of one cycle), more
-# processes than switches, threads inside the processes.  Failures: one message, nonzero exit, no process
-# left.  TAP.
-SIM=${MPIFPGA_SIM:-./mpifpga-sim}
-MPIEXEC=${MPIEXEC:-mpiexec}
-case $SIM in /*) ;; *) SIM=$(pwd)/$SIM ;; esac
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-SIM_DOMAINS_TEST_TAG="sim_domains.$$.$(date +%s)"
-export SIM_DOMAINS_TEST_TAG
-if ! command -v "$MPIEXEC" > /dev/null 2>&1; then
-    echo "1..0 # SKIP no $MPIEXEC"
-    exit 0
-fi
-mpi() { k=$1; shift; timeout 120 "$MPIEXEC" -n "$k" "$SIM" "$@" < /dev/null; }
+# processes than switches, threads inside the processes.  A bad argument:
+# one message, exit 2; no process left.  TAP.
+SIM_TEST_NAME=sim_domains
+. "$(dirname "$0")/sim_common.sh"
 # the figures: every CSV column but the last (router-cycles per wall second)
 figures() { sed 's/,[^,]*$//'; }
 
@@ -73,10 +61,4 @@ rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q '^mpifpga-sim: --topology' "$tmp/err"
 ok $? "bad --topology under mpiexec -n 2: one message, exit 2 (got $rc)"
 
-sleep 1
-left=$(for p in $(pgrep -f 'mpifpga-sim|mpiexec|hydra' 2> /dev/null); do
-           grep -qs "SIM_DOMAINS_TEST_TAG=$SIM_DOMAINS_TEST_TAG" "/proc/$p/environ" && echo "$p"
-       done)
-[ -z "$left" ]
-ok $? "no process left behind ${left:+(left: $(echo $left))}"
-echo "1..$n"
+finish

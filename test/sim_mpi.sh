@@ -6,25 +6,8 @@
 # sweeps whose sizes depend on each other (--ppn > 1, link jitter).  Bad
 # arguments and a failing point: one message, nonzero exit, no hang, no
 # process left.  TAP.
-SIM=${MPIFPGA_SIM:-./mpifpga-sim}
-MPIEXEC=${MPIEXEC:-mpiexec}
-case $SIM in /*) ;; *) SIM=$(pwd)/$SIM ;; esac
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# every process this test starts carries the tag, so "nothing left behind"
-# counts its own and not those of a test running beside it (make -j2 check
-# runs sim_golden.sh's mpifpga-sim at the same time)
-SIM_MPI_TEST_TAG="sim_mpi.$$.$(date +%s)"
-export SIM_MPI_TEST_TAG
-if ! command -v "$MPIEXEC" > /dev/null 2>&1; then
-    echo "1..0 # SKIP no $MPIEXEC"
-    exit 0
-fi
-# every run bounded: a rank waiting forever fails the test instead
-mpi() { k=$1; shift; timeout 120 "$MPIEXEC" -n "$k" "$SIM" "$@" < /dev/null; }
+SIM_TEST_NAME=sim_mpi
+. "$(dirname "$0")/sim_common.sh"
 
 i=0
 while read -r cfg; do
@@ -141,21 +124,4 @@ else
     ok $? "without mpifpga-sim-mpi: one message naming it, exit 1 (got $rc)"
 fi
 
-# nothing left behind: no mpifpga-sim, mpifpga-sim-mpi, mpiexec or hydra
-# proxy with this test's tag
-sleep 1
-left=""
-for env in /proc/[0-9]*/environ; do
-    dir=${env%/environ}
-    case "$(cat "$dir/comm" 2> /dev/null)" in
-        mpifpga-sim* | mpiexec* | hydra*) ;;
-        *) continue ;;
-    esac
-    grep -qz "^SIM_MPI_TEST_TAG=$SIM_MPI_TEST_TAG\$" "$env" 2> /dev/null &&
-        left="$left ${dir#/proc/}"
-done
-[ -z "$left" ]
-ok $? "no mpifpga-sim, mpiexec or proxy process of this test left (${left:-none})"
-
-echo "1..$n"
-[ "$fails" = 0 ]
+finish

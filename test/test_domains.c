@@ -1,0 +1,207 @@
+/*
+ * A network split into domains (net/domain.h) without MPI: K copies of one
+ * network in one process, a thread each, handing over what crosses through
+ * memory (a barrier per exchange and per reduction), must give every
+ * figure of the unsplit network's synthetic-traffic run -- on every
+ * domain, since each ends with the combined figures.  Under the sanitizer
+ * build (check-unit) and ThreadSanitizer (check-threads) this is what runs
+ * net/domain.c; test/sim_domains.sh runs it under mpiexec.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/domain.h"
+#include "net/network.h"
+#include "net/topo.h"
+#include "params/params.h"
+#include "tap.h"
+#include "traffic/traffic.h"
+
+#define MAXK 4
+#define NRED 8
+
+/* The in-memory "MPI": each domain posts what it sends, then takes what is
+ * addressed to it from every sender in domain order. */
+typedef struct {
+    int k;
+    pthread_barrier_t bar;
+    const mf_dom_msg_t *out[MAXK];
+    size_t nout[MAXK];
+    uint64_t red[MAXK][NRED];
+    size_t exchanged; /* messages that crossed, over the run */
+} hub_t;
+
+typedef struct {
+    hub_t *hub;
+    int self;
+    const mf_params_t *p;
+    const mf_topo_t *t;
+    mf_traffic_cfg_t cfg;
+    mf_traffic_result_t res;
+    int rc;
+    char err[256];
+} dom_t;
+
+static int hub_exchange(void *ctx, const mf_dom_msg_t *out, size_t nout, mf_dom_msg_t **in,
+                        size_t *nin, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    dom_t *d = ctx;
+    hub_t *h = d->hub;
+    h->out[d->self] = out;
+    h->nout[d->self] = nout;
+    pthread_barrier_wait(&h->bar);
+    size_t n = 0;
+    for (int s = 0; s < h->k; s++)
+        for (size_t i = 0; i < h->nout[s]; i++)
+            n += h->out[s][i].to == (uint32_t)d->self;
+    mf_dom_msg_t *got = malloc((n ? n : 1) * sizeof *got);
+    if (!got)
+        abort();
+    n = 0;
+    for (int s = 0; s < h->k; s++)
+        for (size_t i = 0; i < h->nout[s]; i++)
+            if (h->out[s][i].to == (uint32_t)d->self)
+                got[n++] = h->out[s][i];
+    __atomic_add_fetch(&h->exchanged, n, __ATOMIC_RELAXED);
+    pthread_barrier_wait(&h->bar); /* the senders free their out after this */
+    *in = got;
+    *nin = n;
+    return 0;
+}
+
+static int hub_reduce(void *ctx, uint64_t *v, const int *op, int n, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    dom_t *d = ctx;
+    hub_t *h = d->hub;
+    memcpy(h->red[d->self], v, (size_t)n * sizeof *v);
+    pthread_barrier_wait(&h->bar);
+    for (int i = 0; i < n; i++) {
+        uint64_t x = h->red[0][i];
+        for (int s = 1; s < h->k; s++) {
+            uint64_t y = h->red[s][i];
+            x = op[i] == MF_DOM_SUM ? x + y : (op[i] == MF_DOM_MIN) == (y < x) ? y : x;
+        }
+        v[i] = x;
+    }
+    pthread_barrier_wait(&h->bar); /* before anyone writes red again */
+    return 0;
+}
+
+static void *run_domain(void *arg)
+{
+    dom_t *d = arg;
+    mf_net_t *n = mf_net_create(d->p, d->t, d->err, sizeof d->err);
+    d->rc = -1;
+    if (!n)
+        abort(); /* the others would wait at the barrier */
+    mf_dom_ops_t ops = {.ndomains = d->hub->k, .self = d->self, .exchange = hub_exchange,
+                        .reduce = hub_reduce, .ctx = d};
+    if (d->hub->k > 1 && mf_dom_attach(n, &ops, d->err, sizeof d->err))
+        abort();
+    d->rc = mf_traffic_run(n, &d->cfg, &d->res, d->err, sizeof d->err);
+    mf_net_destroy(n);
+    return NULL;
+}
+
+static int same(const mf_traffic_result_t *a, const mf_traffic_result_t *b)
+{
+    return a->measured_pkts == b->measured_pkts && a->delivered_pkts == b->delivered_pkts &&
+           a->avg_latency_cycles == b->avg_latency_cycles &&
+           a->max_latency_cycles == b->max_latency_cycles && a->accepted == b->accepted &&
+           a->saturated == b->saturated && a->cycles == b->cycles;
+}
+
+/* K domains (1: the unsplit network) of topo under params; 0 or -1. */
+static int run_split(const char *params, const char *topo, const char *pattern, double rate,
+                     int k, mf_traffic_result_t *res, size_t *crossed)
+{
+    mf_params_t p;
+    mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
+    mf_topo_t t;
+    char err[256];
+    if (mf_params_load(params, &p, err, sizeof err) || mf_topo_parse(topo, &spec, err, sizeof err))
+        return -1;
+    int nodes = spec.kind == MF_TOPO_TORUS ? spec.x * spec.y * spec.z : 8;
+    spec.oversub = spec.oversub ? spec.oversub : (int)p.oversub;
+    if (mf_topo_build(&spec, nodes, 1, &t, err, sizeof err))
+        return -1;
+    hub_t hub = {.k = k};
+    dom_t d[MAXK];
+    pthread_t th[MAXK];
+    pthread_barrier_init(&hub.bar, NULL, (unsigned)k);
+    mf_traffic_cfg_t cfg = {.rate = rate, .pkt_phits = 1, .warmup = 600, .measure = 1500,
+                            .drain_limit = 15000, .seed = p.seed};
+    mf_traffic_parse(pattern, &cfg.pattern);
+    for (int i = 0; i < k; i++) {
+        d[i] = (dom_t){.hub = &hub, .self = i, .p = &p, .t = &t, .cfg = cfg};
+        pthread_create(&th[i], NULL, run_domain, &d[i]);
+    }
+    int rc = 0;
+    for (int i = 0; i < k; i++) {
+        pthread_join(th[i], NULL);
+        if (d[i].rc) {
+            diag("domain %d of %d: %s", i, k, d[i].err);
+            rc = -1;
+        } else if (i && !same(&d[i].res, &d[0].res)) {
+            diag("domain %d of %d ends with other figures than domain 0", i, k);
+            rc = -1;
+        }
+    }
+    *res = d[0].res;
+    *crossed = hub.exchanged;
+    pthread_barrier_destroy(&hub.bar);
+    mf_topo_free(&t);
+    return rc;
+}
+
+int main(void)
+{
+    static const struct {
+        const char *params, *topo, *pattern;
+        double rate;
+        int k, threads; /* threads per domain, every phase shared */
+    } cases[] = {
+        {"u280", "torus:4x4x2", "transpose", 0.6, 2, 1}, /* saturated: FIFOs stop across */
+        {"u280", "torus:4x4x2", "transpose", 0.6, 4, 1},
+        {"u280", "torus:4x4x4", "uniform", 0.3, 3, 1},
+        {"u280", "fattree:8", "uniform", 0.3, 2, 1},
+        {"novog", "torus:3x3x3", "neighbor", 0.5, 2, 1}, /* jittery links: windows of a cycle */
+        {"u280", "torus:2x1x1", "uniform", 0.3, 3, 1},   /* a domain without switches */
+        /* what a domain's threads hand over arrives in a different order
+         * than it was made: the exchange sorts it */
+        {"u280", "torus:4x4x2", "transpose", 0.6, 2, 3},
+        {"u280", "torus:4x4x4", "uniform", 0.85, 2, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mf_traffic_result_t whole, split;
+        size_t crossed = 0, none = 0;
+        char threads[16];
+        snprintf(threads, sizeof threads, "%d", cases[i].threads);
+        setenv("MPIFPGA_THREADS", threads, 1); /* read by mf_net_create */
+        if (cases[i].threads > 1)
+            setenv("MPIFPGA_SIM_SHARE_ALL", "1", 1);
+        else
+            unsetenv("MPIFPGA_SIM_SHARE_ALL");
+        int rc1 = run_split(cases[i].params, cases[i].topo, cases[i].pattern, cases[i].rate, 1,
+                            &whole, &none);
+        int rck = run_split(cases[i].params, cases[i].topo, cases[i].pattern, cases[i].rate,
+                            cases[i].k, &split, &crossed);
+        ok(!rc1 && !rck && whole.delivered_pkts > 0 && crossed > 0 && same(&whole, &split),
+           "%s %s at %.2f (%s), %d domains of %d thread%s: the unsplit network's figures "
+           "(%llu packets, %zu messages crossed)",
+           cases[i].topo, cases[i].pattern, cases[i].rate, cases[i].params, cases[i].k,
+           cases[i].threads, cases[i].threads > 1 ? "s" : "",
+           (unsigned long long)whole.delivered_pkts, crossed);
+        if (!same(&whole, &split))
+            diag("whole: %.4f accepted, %.2f latency, %llu cycles; split: %.4f, %.2f, %llu",
+                 whole.accepted, whole.avg_latency_cycles, (unsigned long long)whole.cycles,
+                 split.accepted, split.avg_latency_cycles, (unsigned long long)split.cycles);
+    }
+    return tap_done();
+}

@@ -192,6 +192,8 @@ static int gather_out(mf_dom_t *d, mf_dom_msg_t **out, size_t *nout)
         return -1;
     size_t at = 0;
     for (int t = 0; t < MF_SIM_MAX_THREADS; t++) {
+        if (!d->box[t].n)
+            continue; /* maybe never allocated */
         memcpy(all + at, d->box[t].m, d->box[t].n * sizeof *all);
         at += d->box[t].n;
         d->box[t].n = 0;

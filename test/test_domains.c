@@ -83,10 +83,8 @@ static int hub_reduce(void *ctx, uint64_t *v, const int *op, int n, char *err, s
     pthread_barrier_wait(&h->bar);
     for (int i = 0; i < n; i++) {
         uint64_t x = h->red[0][i];
-        for (int s = 1; s < h->k; s++) {
-            uint64_t y = h->red[s][i];
-            x = op[i] == MF_DOM_SUM ? x + y : (op[i] == MF_DOM_MIN) == (y < x) ? y : x;
-        }
+        for (int s = 1; s < h->k; s++)
+            x = mf_dom_combine(op[i], x, h->red[s][i]);
         v[i] = x;
     }
     pthread_barrier_wait(&h->bar); /* before anyone writes red again */

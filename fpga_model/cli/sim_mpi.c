@@ -209,10 +209,8 @@ static int dom_reduce(void *ctx, uint64_t *v, const int *op, int n, char *err, s
     MPI_Allgather(v, n, MPI_UINT64_T, all, n, MPI_UINT64_T, MPI_COMM_WORLD);
     for (int i = 0; i < n; i++) {
         uint64_t x = all[i];
-        for (int r = 1; r < size; r++) {
-            uint64_t y = all[(size_t)r * (size_t)n + (size_t)i];
-            x = op[i] == MF_DOM_SUM ? x + y : (op[i] == MF_DOM_MIN) == (y < x) ? y : x;
-        }
+        for (int r = 1; r < size; r++)
+            x = mf_dom_combine(op[i], x, all[(size_t)r * (size_t)n + (size_t)i]);
         v[i] = x;
     }
     free(all);

@@ -49,6 +49,15 @@ typedef struct {
 enum { MF_DOM_PKT = 1, MF_DOM_STOP = 2 };
 enum { MF_DOM_MIN = 0, MF_DOM_MAX, MF_DOM_SUM };
 
+/* x and y combined with op (MF_DOM_MIN, MAX, SUM): what a reduction does
+ * to two domains' values. */
+static inline uint64_t mf_dom_combine(int op, uint64_t x, uint64_t y)
+{
+    if (op == MF_DOM_SUM)
+        return x + y;
+    return (op == MF_DOM_MIN) == (y < x) ? y : x;
+}
+
 /* How the domains talk: the MPI implementation is cli/sim_mpi.c. */
 typedef struct {
     int ndomains, self;

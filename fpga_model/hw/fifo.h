@@ -60,9 +60,12 @@ static inline mf_pkt_t *mf_fifo_head(const mf_fifo_t *f) { return f->q.head; }
  * in cycle now (now <= at < now + delay).  Every transition before cycle
  * now is recorded, and one recorded in cycle now or later is seen from
  * now + delay on, so the window ends by now + delay - 1 and is the same
- * whether or not the owner has recorded this cycle's transition yet.  The
- * reader keeps it (l1_switch.h, mf_stop_view_t) and reads the FIFO again
- * only for a cycle outside it. */
+ * whether or not the owner has recorded this cycle's transition yet.  In
+ * another domain's copy (known_before set) read "known_before" for "now"
+ * there: the window ends by known_before + delay - 1, and `at` must not be
+ * later (net/domain.c keeps its windows shorter than delay).  The reader
+ * keeps it (l1_switch.h, mf_stop_view_t) and reads the FIFO again only for
+ * a cycle outside it. */
 int mf_fifo_stop_window(const mf_fifo_t *f, uint64_t now, uint64_t at, uint64_t *from,
                         uint64_t *until);
 /* A transition recorded by this FIFO's owner in another domain, at

@@ -30,16 +30,15 @@ void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now)
 {
     mf_outport_t *o = &l->out[port];
     k->in_vc = k->out_vc;
-    uint64_t head = mf_link_send(&o->link, k, now + l->stage, l->phit_bytes);
+    uint64_t head = mf_link_serialise(&o->link, k, now + l->stage, l->phit_bytes);
     o->pkts++;
     if (__builtin_expect(o->remote != NULL, 0)) {
-        /* the serialiser's state stays here, the packet goes to the
-         * peer's domain (the link's queue here is always empty) */
-        mf_pq_pop(&o->link.q);
-        o->link.head_at = MF_NEVER;
+        /* the serialiser's state stays here, the packet goes to the copy
+         * of this link in the peer's domain */
         o->remote->pkt(o->remote->ctx, o->remote_id, k, now + l->stage, head);
         return;
     }
+    mf_link_put(&o->link, k, head);
     mf_l1_arriving(o, head);
 }
 

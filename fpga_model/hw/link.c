@@ -41,17 +41,7 @@ static uint32_t sample_latency(mf_link_t *l)
     return v < 1 ? 1 : (uint32_t)llround(v);
 }
 
-void mf_link_put(mf_link_t *l, mf_pkt_t *k, uint64_t head)
-{
-    /* the tail was sent by this switch a moment ago: still in its cache */
-    if (l->q.tail)
-        l->q.tail->next_at = head;
-    else
-        l->head_at = head;
-    mf_pq_push(&l->q, k);
-}
-
-uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes)
+uint64_t mf_link_serialise(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes)
 {
     uint64_t start = mf_fx(now) > l->busy_fx ? mf_fx(now) : l->busy_fx;
     uint64_t bytes = (uint64_t)k->nphits * phit_bytes + MF_NET_HDR_BYTES;
@@ -71,9 +61,15 @@ uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_byt
     k->tail_fx = end + mf_fx(lat);
     if (k->tail_fx < mf_fx(head))
         k->tail_fx = mf_fx(head);
-    mf_link_put(l, k, head);
     l->bytes += bytes;
     l->pkts++;
+    return head;
+}
+
+uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes)
+{
+    uint64_t head = mf_link_serialise(l, k, now, phit_bytes);
+    mf_link_put(l, k, head);
     return head;
 }
 

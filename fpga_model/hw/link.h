@@ -30,12 +30,24 @@ void mf_link_init(mf_link_t *l, uint32_t latency, double jitter_sd_cycles, uint3
 uint64_t mf_link_ser_fx(const mf_link_t *l, const mf_pkt_t *k, unsigned phit_bytes);
 /* Can a packet start at cycle now? */
 static inline int mf_link_free(const mf_link_t *l, uint64_t now) { return l->busy_fx <= mf_fx(now); }
-/* Put k on the wire at cycle now; returns the head arrival cycle downstream. */
-uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes);
+/* The serialiser's part of sending k at cycle now: when its head arrives
+ * downstream (returned) and its tail (k->tail_fx); k is not queued. */
+uint64_t mf_link_serialise(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes);
 /* Queue k, whose head arrives at `head` (not before the last one's): the
- * wire part of mf_link_send, for a packet sent on this link's copy in
- * another domain (net/domain.c). */
-void mf_link_put(mf_link_t *l, mf_pkt_t *k, uint64_t head);
+ * wire's part -- after mf_link_serialise here, or for a packet sent on
+ * this link's copy in another domain (net/domain.c). */
+static inline void mf_link_put(mf_link_t *l, mf_pkt_t *k, uint64_t head)
+{
+    /* the tail was sent by this switch a moment ago: still in its cache */
+    if (l->q.tail)
+        l->q.tail->next_at = head;
+    else
+        l->head_at = head;
+    mf_pq_push(&l->q, k);
+}
+/* Put k on the wire at cycle now (serialise, then queue); returns the head
+ * arrival cycle downstream. */
+uint64_t mf_link_send(mf_link_t *l, mf_pkt_t *k, uint64_t now, unsigned phit_bytes);
 /* Next packet whose head has arrived by now, or NULL. */
 mf_pkt_t *mf_link_recv(mf_link_t *l, uint64_t now);
 /* Head arrival of the first packet on the wire, MF_NEVER if none. */

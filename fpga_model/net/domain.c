@@ -17,10 +17,8 @@ typedef struct {
 
 struct mf_dom {
     mf_dom_ops_t ops;
-    int lo, hi;              /* the switches simulated here */
-    int *sw_dom;             /* by switch: its domain */
+    int *sw_dom;             /* by switch: its domain (this one's are ops.self's) */
     uint64_t known;          /* every transition recorded elsewhere before it is here */
-    uint64_t lookahead;
     mf_remote_port_t port;   /* the links' and FIFOs' hand-over */
     mf_net_t *net;
     outbox_t box[MF_SIM_MAX_THREADS]; /* by mf_sim_tid */
@@ -89,7 +87,7 @@ int mf_dom_self(const mf_net_t *n) { return n->dom ? n->dom->ops.self : 0; }
 
 int mf_dom_local(const mf_net_t *n, int sw)
 {
-    return !n->dom || (sw >= n->dom->lo && sw < n->dom->hi);
+    return !n->dom || n->dom->sw_dom[sw] == n->dom->ops.self;
 }
 
 uint64_t mf_dom_lookahead(const mf_net_t *n)
@@ -139,9 +137,7 @@ int mf_dom_attach(mf_net_t *n, const mf_dom_ops_t *ops, char *err, size_t errlen
     }
     int k = ops->ndomains;
     d->ops = *ops;
-    d->lo = (int)((int64_t)n->nsw * ops->self / k);
-    d->hi = (int)((int64_t)n->nsw * (ops->self + 1) / k);
-    for (int i = 0; i < k; i++)
+    for (int i = 0; i < k; i++) /* domain i: [nsw i / k, nsw (i + 1) / k) */
         for (int s = (int)((int64_t)n->nsw * i / k); s < (int)((int64_t)n->nsw * (i + 1) / k); s++)
             d->sw_dom[s] = i;
     d->port = (mf_remote_port_t){.pkt = send_pkt, .stop = send_stop, .ctx = d};

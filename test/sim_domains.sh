@@ -4,8 +4,9 @@
 # lookahead, print every figure one process prints: K = 2 (and 3, 4 on
 # two configurations) on saturated and light loads, both topologies,
 # multi-phit packets, jittery links (lookahead of one cycle), more
-# processes than switches, threads inside the processes.  A bad argument:
-# one message, exit 2; no process left.  TAP.
+# processes than switches, threads inside the processes, other partitions
+# (MPIFPGA_PARTITION).  A bad argument: one message, exit 2; no process
+# left.  TAP.
 SIM_TEST_NAME=sim_domains
 . "$(dirname "$0")/sim_common.sh"
 # the figures: every CSV column but the last (router-cycles per wall second)
@@ -49,6 +50,20 @@ cfg="--traffic transpose --rate 0.6 --topology torus:4x4x2 --cycles 3000 --forma
 MPIFPGA_THREADS=2 MPIFPGA_SIM_SHARE_ALL=1 mpi 2 $cfg 2> /dev/null | figures > "$tmp/mpi"
 cmp -s "$tmp/plain" "$tmp/mpi"
 ok $? "mpiexec -n 2 with 2 threads each: the same figures"
+
+# any partition (MPIFPGA_PARTITION): every link crossing, a shuffle
+cfg="--traffic transpose --rate 0.6 --topology torus:4x4x2 --cycles 3000 --format csv"
+for part in cyclic random:3; do
+    # shellcheck disable=SC2086
+    MPIFPGA_PARTITION=$part mpi 3 $cfg 2> "$tmp/err" | figures > "$tmp/mpi"
+    cmp -s "$tmp/plain" "$tmp/mpi" && [ ! -s "$tmp/err" ]
+    ok $? "mpiexec -n 3, MPIFPGA_PARTITION=$part: the same figures"
+done
+MPIFPGA_PARTITION=blocks mpi 2 $cfg > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+    grep -q "^mpifpga-sim: MPIFPGA_PARTITION='blocks': expected range, cyclic" "$tmp/err"
+ok $? "MPIFPGA_PARTITION=blocks: one message, exit 2 (got $rc)"
 
 # the table format: rank 0 prints it once
 mpi 2 --traffic uniform --rate 0.2 --topology torus:4x4x2 --cycles 2000 > "$tmp/out" 2> "$tmp/err"

@@ -26,6 +26,7 @@
  * addressed to it from every sender in domain order. */
 typedef struct {
     int k;
+    const char *partition;
     pthread_barrier_t bar;
     const mf_dom_msg_t *out[MAXK];
     size_t nout[MAXK];
@@ -98,8 +99,8 @@ static void *run_domain(void *arg)
     d->rc = -1;
     if (!n)
         abort(); /* the others would wait at the barrier */
-    mf_dom_ops_t ops = {.ndomains = d->hub->k, .self = d->self, .exchange = hub_exchange,
-                        .reduce = hub_reduce, .ctx = d};
+    mf_dom_ops_t ops = {.ndomains = d->hub->k, .self = d->self, .partition = d->hub->partition,
+                        .exchange = hub_exchange, .reduce = hub_reduce, .ctx = d};
     if (d->hub->k > 1 && mf_dom_attach(n, &ops, d->err, sizeof d->err))
         abort();
     d->rc = mf_traffic_run(n, &d->cfg, &d->res, d->err, sizeof d->err);
@@ -115,9 +116,10 @@ static int same(const mf_traffic_result_t *a, const mf_traffic_result_t *b)
            a->saturated == b->saturated && a->cycles == b->cycles;
 }
 
-/* K domains (1: the unsplit network) of topo under params; 0 or -1. */
+/* K domains (1: the unsplit network) of topo under params, split as
+ * partition says (MPIFPGA_PARTITION's values); 0 or -1. */
 static int run_split(const char *params, const char *topo, const char *pattern, double rate,
-                     int k, mf_traffic_result_t *res, size_t *crossed)
+                     int k, const char *partition, mf_traffic_result_t *res, size_t *crossed)
 {
     mf_params_t p;
     mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
@@ -129,7 +131,7 @@ static int run_split(const char *params, const char *topo, const char *pattern, 
     spec.oversub = spec.oversub ? spec.oversub : (int)p.oversub;
     if (mf_topo_build(&spec, nodes, 1, &t, err, sizeof err))
         return -1;
-    hub_t hub = {.k = k};
+    hub_t hub = {.k = k, .partition = partition};
     dom_t d[MAXK];
     pthread_t th[MAXK];
     pthread_barrier_init(&hub.bar, NULL, (unsigned)k);
@@ -158,23 +160,62 @@ static int run_split(const char *params, const char *topo, const char *pattern, 
     return rc;
 }
 
+/* The partitions are what they say: cyclic makes more cross than range,
+ * and the specs the parser takes or refuses. */
+static void partitions(void)
+{
+    mf_traffic_result_t r;
+    size_t by_range = 0, by_cycle = 0, by_shuffle = 0;
+    int rc = run_split("u280", "torus:4x4x4", "uniform", 0.3, 2, "range", &r, &by_range) |
+             run_split("u280", "torus:4x4x4", "uniform", 0.3, 2, "cyclic", &r, &by_cycle) |
+             run_split("u280", "torus:4x4x4", "uniform", 0.3, 2, "random:3", &r, &by_shuffle);
+    /* of a 4x4x4 torus's 384 links, range (two slabs of z) cuts 64, cyclic
+     * every X link (128), a shuffle about half (192) */
+    ok(!rc && by_range > 0 && 2 * by_cycle > 3 * by_range && by_shuffle > 2 * by_range,
+       "the partitions differ: %zu messages crossed with range, %zu cyclic, %zu random:3",
+       by_range, by_cycle, by_shuffle);
+    static const char *good[] = {"", "range", "cyclic", "random", "random:0", "random:42"};
+    static const char *bad[] = {"ranges", "cyclic:2", "random:", "random:-1", "random:x",
+                                "random3", "Range"};
+    mf_dom_partition_t p;
+    char err[160];
+    int n_ok = 0, n_refused = 0;
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        n_ok += mf_dom_partition_parse(good[i], &p, err, sizeof err) == 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        n_refused += mf_dom_partition_parse(bad[i], &p, err, sizeof err) == -1 &&
+                     strstr(err, "MPIFPGA_PARTITION") && strstr(err, bad[i]);
+    ok(n_ok == 6 && n_refused == 7 && !mf_dom_partition_parse("random:42", &p, err, sizeof err) &&
+           p.kind == MF_DOM_RANDOM && p.seed == 42,
+       "MPIFPGA_PARTITION: %d of 6 specs taken, %d of 7 refused with a message naming them",
+       n_ok, n_refused);
+}
+
 int main(void)
 {
     static const struct {
         const char *params, *topo, *pattern;
         double rate;
         int k, threads; /* threads per domain, every phase shared */
+        const char *partition; /* NULL: switch number ranges */
     } cases[] = {
-        {"u280", "torus:4x4x2", "transpose", 0.6, 2, 1}, /* saturated: FIFOs stop across */
-        {"u280", "torus:4x4x2", "transpose", 0.6, 4, 1},
-        {"u280", "torus:4x4x4", "uniform", 0.3, 3, 1},
-        {"u280", "fattree:8", "uniform", 0.3, 2, 1},
-        {"novog", "torus:3x3x3", "neighbor", 0.5, 2, 1}, /* jittery links: windows of a cycle */
-        {"u280", "torus:2x1x1", "uniform", 0.3, 3, 1},   /* a domain without switches */
+        {"u280", "torus:4x4x2", "transpose", 0.6, 2, 1, NULL}, /* saturated: FIFOs stop across */
+        {"u280", "torus:4x4x2", "transpose", 0.6, 4, 1, NULL},
+        {"u280", "torus:4x4x4", "uniform", 0.3, 3, 1, NULL},
+        {"u280", "fattree:8", "uniform", 0.3, 2, 1, NULL},
+        /* jittery links: windows of a cycle */
+        {"novog", "torus:3x3x3", "neighbor", 0.5, 2, 1, NULL},
+        {"u280", "torus:2x1x1", "uniform", 0.3, 3, 1, NULL},   /* a domain without switches */
         /* what a domain's threads hand over arrives in a different order
          * than it was made: the exchange sorts it */
-        {"u280", "torus:4x4x2", "transpose", 0.6, 2, 3},
-        {"u280", "torus:4x4x4", "uniform", 0.85, 2, 3},
+        {"u280", "torus:4x4x2", "transpose", 0.6, 2, 3, NULL},
+        {"u280", "torus:4x4x4", "uniform", 0.85, 2, 3, NULL},
+        /* any partition: every link crossing, shuffles */
+        {"u280", "torus:4x4x2", "transpose", 0.6, 3, 1, "cyclic"},
+        {"u280", "torus:4x4x4", "uniform", 0.85, 2, 1, "random:5"},
+        {"u280", "fattree:8", "uniform", 0.3, 4, 1, "random"},
+        {"novog", "torus:3x3x3", "neighbor", 0.5, 2, 1, "cyclic"},
+        {"u280", "torus:4x4x2", "transpose", 0.6, 2, 3, "random:11"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mf_traffic_result_t whole, split;
@@ -186,20 +227,22 @@ int main(void)
             setenv("MPIFPGA_SIM_SHARE_ALL", "1", 1);
         else
             unsetenv("MPIFPGA_SIM_SHARE_ALL");
+        const char *part = cases[i].partition;
         int rc1 = run_split(cases[i].params, cases[i].topo, cases[i].pattern, cases[i].rate, 1,
-                            &whole, &none);
+                            NULL, &whole, &none);
         int rck = run_split(cases[i].params, cases[i].topo, cases[i].pattern, cases[i].rate,
-                            cases[i].k, &split, &crossed);
+                            cases[i].k, part, &split, &crossed);
         ok(!rc1 && !rck && whole.delivered_pkts > 0 && crossed > 0 && same(&whole, &split),
-           "%s %s at %.2f (%s), %d domains of %d thread%s: the unsplit network's figures "
+           "%s %s at %.2f (%s), %d domains (%s) of %d thread%s: the unsplit network's figures "
            "(%llu packets, %zu messages crossed)",
            cases[i].topo, cases[i].pattern, cases[i].rate, cases[i].params, cases[i].k,
-           cases[i].threads, cases[i].threads > 1 ? "s" : "",
+           part ? part : "range", cases[i].threads, cases[i].threads > 1 ? "s" : "",
            (unsigned long long)whole.delivered_pkts, crossed);
         if (!same(&whole, &split))
             diag("whole: %.4f accepted, %.2f latency, %llu cycles; split: %.4f, %.2f, %llu",
                  whole.accepted, whole.avg_latency_cycles, (unsigned long long)whole.cycles,
                  split.accepted, split.avg_latency_cycles, (unsigned long long)split.cycles);
     }
+    partitions();
     return tap_done();
 }

@@ -59,7 +59,9 @@ static void usage(FILE *f)
             "         output (every size runs on a new network); one size is no faster; the\n"
             "         default threads: each node's cores shared among its processes\n"
             "mpiexec -n K mpifpga-sim --traffic ...: the network's switches split among K\n"
-            "         processes, exchanging at the link-latency lookahead; the same figures\n");
+            "         processes, exchanging at the link-latency lookahead; the same figures\n"
+            "         for any K and any partition (MPIFPGA_PARTITION: range, the default,\n"
+            "         cyclic or random[:SEED])\n");
 }
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die2(const char *fmt, ...)
@@ -473,6 +475,9 @@ static int run_traffic(const opts_t *o)
     /* under mpiexec -n K: each process simulates a K-th of the switches */
     mf_dom_ops_t ops;
     int split = sim_mpi_domain_ops(&ops) == 0;
+    mf_dom_partition_t part;
+    if (split && mf_dom_partition_parse(ops.partition, &part, err, sizeof err))
+        die2("%s", err); /* the same on every rank: one message, exit 2 */
     if (split && mf_dom_attach(n, &ops, err, sizeof err)) {
         fprintf(stderr, "mpifpga-sim: %s\n", err);
         sim_mpi_abort(1); /* the others would wait in the first exchange */

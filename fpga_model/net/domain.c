@@ -127,19 +127,80 @@ static void wire(mf_net_t *n, mf_dom_t *d)
     }
 }
 
+/* splitmix64: the random partition's generator (the same on every domain) */
+static uint64_t mix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+int mf_dom_partition_parse(const char *spec, mf_dom_partition_t *p, char *err, size_t errlen)
+{
+    *p = (mf_dom_partition_t){.kind = MF_DOM_RANGE, .seed = 1};
+    if (!spec || !*spec || !strcmp(spec, "range"))
+        return 0;
+    if (!strcmp(spec, "cyclic")) {
+        p->kind = MF_DOM_CYCLIC;
+        return 0;
+    }
+    if (!strncmp(spec, "random", 6) && (!spec[6] || spec[6] == ':')) {
+        p->kind = MF_DOM_RANDOM;
+        if (!spec[6])
+            return 0;
+        char *end;
+        p->seed = strtoull(spec + 7, &end, 10);
+        if (spec[7] && spec[7] != '-' && !*end)
+            return 0;
+    }
+    snprintf(err, errlen, "MPIFPGA_PARTITION='%s': expected range, cyclic or random[:SEED]",
+             spec);
+    return -1;
+}
+
+/* Switch s's domain in sw_dom: domain i gets the switches at positions
+ * [nsw i / k, nsw (i + 1) / k) of an order -- the switches' own for
+ * range, a shuffle for random -- or every k-th switch for cyclic. */
+static int split(mf_dom_t *d, int nsw, int k, const mf_dom_partition_t *p)
+{
+    int *order = malloc((size_t)nsw * sizeof *order);
+    if (!order)
+        return -1;
+    for (int s = 0; s < nsw; s++)
+        order[s] = s;
+    uint64_t x = p->seed;
+    if (p->kind == MF_DOM_RANDOM)
+        for (int s = nsw - 1; s > 0; s--) { /* Fisher-Yates */
+            int j = (int)(mix(&x) % (uint64_t)(s + 1)), t = order[s];
+            order[s] = order[j];
+            order[j] = t;
+        }
+    for (int i = 0; i < k; i++)
+        for (int s = (int)((int64_t)nsw * i / k); s < (int)((int64_t)nsw * (i + 1) / k); s++)
+            d->sw_dom[order[s]] = i;
+    if (p->kind == MF_DOM_CYCLIC)
+        for (int s = 0; s < nsw; s++)
+            d->sw_dom[s] = s % k;
+    free(order);
+    return 0;
+}
+
 int mf_dom_attach(mf_net_t *n, const mf_dom_ops_t *ops, char *err, size_t errlen)
 {
+    mf_dom_partition_t part;
+    if (mf_dom_partition_parse(ops->partition, &part, err, errlen))
+        return -1;
     mf_dom_t *d = calloc(1, sizeof *d);
-    if (!d || !(d->sw_dom = malloc((size_t)n->nsw * sizeof *d->sw_dom))) {
+    if (!d || !(d->sw_dom = malloc((size_t)n->nsw * sizeof *d->sw_dom)) ||
+        split(d, n->nsw, ops->ndomains, &part)) {
+        if (d)
+            free(d->sw_dom);
         free(d);
         snprintf(err, errlen, "out of memory for the domain");
         return -1;
     }
-    int k = ops->ndomains;
     d->ops = *ops;
-    for (int i = 0; i < k; i++) /* domain i: [nsw i / k, nsw (i + 1) / k) */
-        for (int s = (int)((int64_t)n->nsw * i / k); s < (int)((int64_t)n->nsw * (i + 1) / k); s++)
-            d->sw_dom[s] = i;
     d->port = (mf_remote_port_t){.pkt = send_pkt, .stop = send_stop, .ctx = d};
     d->net = n;
     n->dom = d;

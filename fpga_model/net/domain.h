@@ -2,8 +2,9 @@
  * Domain decomposition (issue 23): the switches of one network split among
  * K domains -- MPI processes under `mpiexec -n K mpifpga-sim --traffic`
  * (cli/sim_mpi.c) or anything else that can move bytes.  Every domain
- * builds the whole network; it runs only its own switches [lo, hi), and
- * keeps copies of the others' links and FIFOs that its switches read.
+ * builds the whole network; it runs only its own switches (by default a
+ * range of switch numbers; mf_dom_partition_t), and keeps copies of the
+ * others' links and FIFOs that its switches read.
  *
  * What crosses a domain boundary is timestamped at least a link latency
  * ahead: a packet put on a link arrives `latency` cycles after it left,
@@ -13,7 +14,8 @@
  * window arrives after it, a transition recorded in it is seen after it,
  * and a stop view read in it never reaches past what the window's start
  * has settled (hw/fifo.c, known_before).  Every figure is the same for any
- * K and any thread count (test/sim_domains.sh).
+ * K, any partition and any thread count (test/sim_domains.sh,
+ * test/test_domains.c).
  *
  * Synthetic traffic only: a collective's end-to-end credits are read a
  * cycle after they change, not a link latency (doc/model.md sections 5
@@ -58,9 +60,23 @@ static inline uint64_t mf_dom_combine(int op, uint64_t x, uint64_t y)
     return (op == MF_DOM_MIN) == (y < x) ? y : x;
 }
 
+/* Which switches each domain gets (MPIFPGA_PARTITION).  range: domain i
+ * of K the switches [nsw i / K, nsw (i + 1) / K) (slabs of a torus, fewest
+ * links crossing); cyclic: switch s to domain s mod K (every link
+ * crosses); random[:SEED]: ranges of a shuffle (seed 1 by default).  The
+ * other two are there to check that the split does not change a figure. */
+typedef struct {
+    enum { MF_DOM_RANGE, MF_DOM_CYCLIC, MF_DOM_RANDOM } kind;
+    uint64_t seed;
+} mf_dom_partition_t;
+
+/* spec (NULL or "" = range) into *p; 0, or -1 with a message in err. */
+int mf_dom_partition_parse(const char *spec, mf_dom_partition_t *p, char *err, size_t errlen);
+
 /* How the domains talk: the MPI implementation is cli/sim_mpi.c. */
 typedef struct {
     int ndomains, self;
+    const char *partition; /* mf_dom_partition_parse's spec; NULL: range */
     /* Send out[0 .. nout) (sorted by .to) and return what the others sent
      * here in *in (malloc'ed, the caller frees) and *nin; in the same
      * order on every run.  0, or -1 with a message in err. */
@@ -72,10 +88,10 @@ typedef struct {
     void *ctx;
 } mf_dom_ops_t;
 
-/* Make n's domain self of ops->ndomains: switches [lo, hi) with
- * lo = nsw * self / ndomains, before anything runs.  The other switches
- * must never run here: one that is woken fails the run, naming it.  0, or
- * -1 with a message in err (out of memory). */
+/* Make n's domain self of ops->ndomains, its switches as ops->partition
+ * says, before anything runs.  The other switches must never run here:
+ * one that is woken fails the run, naming it.  0, or -1 with a message in
+ * err (a bad partition, out of memory). */
 int mf_dom_attach(struct mf_net *n, const mf_dom_ops_t *ops, char *err, size_t errlen);
 void mf_dom_free(struct mf_net *n);
 /* Did the run fail in this domain (not only in another one)? */

@@ -225,7 +225,7 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now)
      * (flow.c, partner_consumed) */
     for (int i = 0; i < c->nst; i++)
         if (c->st[i].kind == MF_ST_NET && c->st[i].src)
-            mf_wake(&m->engines[c->st[i].src - 1].ccm->wake, now + 1);
+            m->partners->wake(m->partners->ctx, c->st[i].src - 1, now + 1);
     mf_ccm_forget_waits(m, c);
     free_coll(m, c);
     mf_wake(&m->wake, now + 1); /* the next collective on this context may start */

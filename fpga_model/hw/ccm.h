@@ -40,8 +40,9 @@ typedef struct mf_ccm {
     int nl2_wait, capl2_wait;    /* of l2_wait (below) */
     int nactive;                 /* calls running on this switch */
     int nparked;                 /* flows parked waiting for room (ccm_wait.c) */
-    struct mf_engine *engines;   /* every engine, by global rank: partners' progress
-                                  * (credits) and parent aggregation engines */
+    const mf_partner_port_t *partners; /* the other engines, by global rank: partners'
+                                  * credits, parent aggregation engines (one port
+                                  * for the network) */
     mf_stream_pool_t *streams;
     mf_grant_port_t *grant;      /* the CGR units */
     mf_combine_fn reduce;        /* the CGR's reduction */
@@ -57,7 +58,7 @@ typedef struct mf_ccm {
     size_t *pending;             /* calls posted whose host has not been signalled */
     uint64_t credit_wait;        /* the NET streams its last produce left a flow waiting
                                   * for credits on, as bits (mf_credit_bit): only a
-                                  * take from one of them wakes it (flow.c
+                                  * take from one of them wakes it (ccm_partner.c
                                   * credit_returned, after the phase) */
     mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
 } mf_ccm_t;
@@ -98,6 +99,14 @@ int mf_ccm_post_agg_later(mf_engine_t *e, const mf_coll_t *from, uint64_t at);
 void mf_ccm_start_ready(mf_engine_t *e, uint64_t now);
 void mf_ccm_progress(mf_engine_t *e, uint64_t now, int *busy);
 void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now);
+/* ccm_partner.c: the partner port's implementation over the engines of one
+ * network (ctx: the engine array, by global rank) */
+uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, unsigned tag,
+                          uint64_t now);
+void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now);
+void mf_engines_wake(void *engines, int rank, uint64_t at);
+int mf_engines_post_agg(void *engines, int rank, const mf_coll_t *from, uint64_t at);
+
 /* ccm_algo.c */
 int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
 /* flow.c; mf_flow_step returns MF_BUSY_RUN or 0 */

@@ -133,7 +133,7 @@ static void configure_parent(bld_t *b, const node_t *d)
     if (d->parent < n->cfg->nranks)
         return;
     uint64_t at = b->c->start + n->cfg->link_lat;
-    if (mf_ccm_post_agg_later(&n->engines[d->parent], b->c, at))
+    if (n->partners->post_agg(n->partners->ctx, d->parent, b->c, at))
         b->fail = 1;
 }
 

@@ -30,6 +30,9 @@
  *   emit port      the L2 switch's output queues and its emit / route look-up
  *   route port     the L1's route computation, for the L2 switch
  *   progress port  the watchdog's clock: a block that moved bytes marks it
+ *   partner port   a CCM's view of the other engines its calls exchange NET
+ *                  streams with: their credits, and the wake-ups and
+ *                  aggregation-engine posts it sends them
  *   remote port    a link or a FIFO whose other end another domain (process)
  *                  simulates: what crosses it waits for the exchange
  *                  (net/domain.c)
@@ -474,6 +477,38 @@ static inline void mf_progress(const mf_progress_port_t *p)
 {
     if (__atomic_load_n(p->at, __ATOMIC_RELAXED) != *p->clock)
         __atomic_store_n(p->at, *p->clock, __ATOMIC_RELAXED);
+}
+
+/* ---- partner port: the other engines -------------------------------------- */
+
+/* taken: the partner has finished that collective, so every byte counts
+ * as taken */
+#define MF_TAKEN_ALL (UINT64_MAX / 2)
+
+/* The only way one engine reaches another (the wiring's implementation is
+ * hw/ccm_partner.c; a domain split would put another behind it). */
+typedef struct {
+    /* bytes of NET stream `tag` of the collective numbered `seq` on context
+     * `cctx` that engine `rank` has taken, as of the start of cycle now:
+     * MF_TAKEN_ALL once it has finished that collective, 0 before it has
+     * started it (its collector parks what comes meanwhile) */
+    uint64_t (*taken)(void *ctx, int rank, unsigned cctx, uint32_t seq, unsigned tag,
+                      uint64_t now);
+    /* engine `rank` (a sender) can see more credits on the streams that
+     * bit `bit` stands for (mf_credit_bit) from cycle now + 1 */
+    void (*returned)(void *ctx, int rank, unsigned bit, uint64_t now);
+    /* run engine `rank`'s switch at cycle `at` */
+    void (*wake)(void *ctx, int rank, uint64_t at);
+    /* configure aggregation engine `rank` for the collective `from` runs,
+     * from cycle `at`, after the switches' phase; -1 if out of memory */
+    int (*post_agg)(void *ctx, int rank, const mf_coll_t *from, uint64_t at);
+    void *ctx;
+} mf_partner_port_t;
+
+static inline uint64_t mf_partner_taken(const mf_partner_port_t *p, int rank, unsigned cctx,
+                                        uint32_t seq, unsigned tag, uint64_t now)
+{
+    return p->taken(p->ctx, rank, cctx, seq, tag, now);
 }
 
 /* ---- grant port: the switch's CGR units ------------------------------------ */

@@ -152,7 +152,8 @@ static void init_l2(mf_net_t *n, mf_switch_t *s)
 static void init_ccm(mf_net_t *n, mf_switch_t *s)
 {
     s->ccm = (mf_ccm_t){
-        .cfg = &n->cfg, .topo = n->topo, .engines = n->eng,
+        .cfg = &n->cfg, .topo = n->topo,
+        .partners = &n->partners,
         .streams = &s->streams, .grant = &s->cgr,
         .reduce = mf_cgr_reduce, .serialise = mf_l2_serialise,
         .emit = {s->l1.l2_out, l2_queue_of, l2_emit, &s->l2},

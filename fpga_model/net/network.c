@@ -284,6 +284,8 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
         goto fail;
     }
     n->eng = calloc(n->neng, sizeof *n->eng);
+    n->partners = (mf_partner_port_t){mf_engines_taken, mf_engines_returned, mf_engines_wake,
+                                      mf_engines_post_agg, n->eng};
     n->dma = calloc(t->nnodes, sizeof *n->dma);
     n->ct = calloc(n->neng, sizeof *n->ct);
     n->col = calloc(n->neng, sizeof *n->col);

@@ -24,6 +24,7 @@ typedef struct mf_net {
     mf_switch_t *sw;
     int nsw;
     mf_engine_t *eng;      /* by global rank */
+    mf_partner_port_t partners; /* the CCMs' way to one another (hw/ccm_partner.c) */
     int nranks;            /* eng[nranks + sw]: switch sw's aggregation engine (fat tree) */
     int neng;              /* engines: nranks, + nsw on a fat tree */
     mf_host_port_t *dma;   /* by node */

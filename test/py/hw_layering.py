@@ -6,6 +6,10 @@ check(root) returns the violations found in the fpga_model tree at root:
     headers are allowed);
   * a block's .c calls a function another block's header declares;
   * a hw/*.c file that belongs to no block (so new files get a place);
+  * a CCM file that reaches another engine other than through the partner
+    port (the engine array, or the port's ctx used as anything but the
+    first argument of a port operation): only hw/ccm_partner.c, the port's
+    implementation, may;
   * an include circle anywhere in the tree.
 main() runs it on the tree, then plants one violation of each kind in a
 copy and checks that each is caught (TAP).
@@ -37,6 +41,8 @@ SHARED = {"ports", "pkt", "fifo", "link"}
 LOWER = re.compile(r"^(mpifpga/.*|sim/engine\.h|params/params\.h|net/topo\.h)$")
 EXTRA_ALLOWED = {"cgr": {"hw/aglu.h"}, "aglu": set()}
 WIRING = {"switch.c"}  # the one place that knows every block of a switch
+PARTNER_IMPL = "ccm_partner.c"  # the partner port over the network's engines
+PARTNER_ESCAPE = re.compile(r"\bengines\b|partners->ctx\b(?!\s*,)")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -113,6 +119,16 @@ def check_calls(root, violations):
                                   (name, blk, fn, owners[fn]))
 
 
+def check_partners(root, violations):
+    hw = os.path.join(root, "hw")
+    for name in sorted(os.listdir(hw)):
+        if not name.endswith(".c") or name in WIRING or name == PARTNER_IMPL:
+            continue
+        for m in PARTNER_ESCAPE.finditer(code_of(read(os.path.join(hw, name)))):
+            violations.append("hw/%s reaches another engine past the partner port (%s)" %
+                              (name, m.group(0)))
+
+
 def include_graph(root):
     graph = {}
     for dirpath, _, files in os.walk(root):
@@ -147,6 +163,7 @@ def check(root):
     violations = []
     check_includes(root, violations)
     check_calls(root, violations)
+    check_partners(root, violations)
     check_circles(root, violations)
     return violations
 
@@ -177,6 +194,10 @@ MUTATIONS = [
     ("a block that calls another block's function",
      [("hw/dma.c", "    rx->pkts++;", "    mf_l2_emit(NULL, NULL, now);\n    rx->pkts++;")],
      "calls mf_l2_emit() of block l2"),
+    ("an engine reached past the partner port",
+     [("hw/ccm.c", "m->partners->wake(m->partners->ctx, c->st[i].src - 1, now + 1);",
+       "mf_wake(&((mf_engine_t *)m->partners->ctx)[c->st[i].src - 1].ccm->wake, now + 1);")],
+     "past the partner port"),
     ("an include circle",
      [("hw/pkt.h", '#include "mpifpga/wire.h"', '#include "mpifpga/wire.h"\n#include "hw/fifo.h"')],
      "include circle"),

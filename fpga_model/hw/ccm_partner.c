@@ -1,0 +1,79 @@
+/*
+ * The partner port (hw/ports.h) over the engines of one network: what an
+ * engine shows the engines it exchanges NET streams with -- how far it has
+ * taken each stream (their credits, 001 sec. 4.1's 48 KB window end to
+ * end: doc/model.md section 5) -- and how they reach it.  The CCM reaches
+ * another engine only through this port (switch.c wires it), so a split of
+ * the network into domains can put another implementation behind it.
+ */
+#include <stdint.h>
+
+#include "hw/ccm.h"
+
+/* The partner engine's running call and sequence number on ctx as they
+ * were when cycle now began: its switch may be changing them this cycle on
+ * another thread (a seqlock read; ccm.c note_change writes). */
+static inline void partner_view(const mf_engine_t *pe, unsigned ctx, uint64_t now,
+                                uint32_t *seq, const mf_coll_t **cur)
+{
+    if (__atomic_load_n(&pe->chg_at[ctx], __ATOMIC_ACQUIRE) != now) {
+        *seq = __atomic_load_n(&pe->seq[ctx], __ATOMIC_RELAXED);
+        *cur = __atomic_load_n(&pe->cur[ctx], __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&pe->chg_at[ctx], __ATOMIC_ACQUIRE) != now)
+            return;
+    }
+    *seq = __atomic_load_n(&pe->prev_seq[ctx], __ATOMIC_RELAXED);
+    *cur = __atomic_load_n(&pe->prev_cur[ctx], __ATOMIC_RELAXED);
+}
+
+/* Collectives on one communicator run in the same order everywhere, so
+ * the partner's instance is matched by sequence. */
+uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, unsigned tag,
+                          uint64_t now)
+{
+    const mf_engine_t *pe = (const mf_engine_t *)engines + rank;
+    uint32_t pseq;
+    const mf_coll_t *pc;
+    partner_view(pe, ctx, now, &pseq, &pc);
+    if (pseq > seq || (pseq == seq && !pc))
+        return MF_TAKEN_ALL;
+    if (pseq < seq || !pc || pc->tag_stream[tag] < 0)
+        return 0;
+    return mf_stream_out_seen(&pc->st[pc->tag_stream[tag]], now);
+}
+
+/* After the switches' produce phase of cycle `now`, in which a partner took
+ * bytes of the NET stream `bit` (mf_credit_bit) stands for, which the
+ * sender's ccm `a` sent: wake the sender next cycle if one of its flows
+ * waits for credits on that stream.  Its other flows ask for their own
+ * cycles, and a flow waiting on another partner finds no more room than
+ * before, so a run for nothing else would change nothing; waking it for
+ * every take kept a streaming sender awake every cycle, and for every take
+ * of any partner ran a tree's switch for its children's takes while it
+ * waited for its parent's.  (Deferred, so the sender's credit_wait is its
+ * own last produce's, whatever thread ran either.) */
+static void credit_returned(void *a, void *b, uint64_t now)
+{
+    mf_ccm_t *sender = a;
+    unsigned bit = (unsigned)(uintptr_t)b;
+    if ((sender->credit_wait >> bit & 1) || sender->wake.sim->full_wakes)
+        mf_wake(&sender->wake, now + 1);
+}
+
+void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now)
+{
+    mf_ccm_t *sender = ((mf_engine_t *)engines)[rank].ccm;
+    /* out of memory here fails the network (sim/engine.c) */
+    (void)mf_sim_defer(sender->wake.sim, credit_returned, sender, (void *)(uintptr_t)bit, now);
+}
+
+void mf_engines_wake(void *engines, int rank, uint64_t at)
+{
+    mf_wake(&((mf_engine_t *)engines)[rank].ccm->wake, at);
+}
+
+int mf_engines_post_agg(void *engines, int rank, const mf_coll_t *from, uint64_t at)
+{
+    return mf_ccm_post_agg_later((mf_engine_t *)engines + rank, from, at);
+}

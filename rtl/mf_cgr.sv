@@ -1,8 +1,7 @@
 // Configurable gather/reduction unit, reduction path (001 sec. 4.3, fig. 7):
-// K AXI4-Stream inputs reduced into one stream by a chain of K-1
-// vectorised AgLUs, one pipeline stage each, in the order of
-// fpga_model/hw/cgr.c's mf_cgr_reduce: out = in0, then out = out OP in_k
-// for k = 1 .. K-1 (the order matters for float sums).
+// K AXI4-Stream inputs reduced into one stream by the reduction chain
+// (mf_red_chain: K-1 vectorised AgLUs, one pipeline stage each, in the
+// order of fpga_model/hw/cgr.c's mf_cgr_reduce).
 //   * The inputs are joined: a beat is taken from every input in the same
 //     cycle, when all are valid and the pipeline can advance.
 //   * op / dtype (the reduction-table entry's codes, mf_codes.vh) are
@@ -31,12 +30,15 @@ module mf_cgr #(
     output logic                      m_terror
 );
     localparam int W = 8 * DATA_BYTES;
+    localparam int SB = DATA_BYTES + 2; // {tkeep, tlast, out of step} with the beat
 
-    logic advance, join_fire, out_of_step;
-    logic [W-1:0] keep_bits;
+    logic advance, out_of_step, unsupported;
+    logic [W-1:0] keep_bits, acc;
+    logic [SB-1:0] sb;
+    logic [DATA_BYTES-1:0] keep;
+    logic last, err;
 
     assign advance = !m_tvalid || m_tready;
-    assign join_fire = &s_tvalid && advance;
     assign s_tready = {K{&s_tvalid && advance}};
 
     always_comb begin
@@ -47,63 +49,19 @@ module mf_cgr #(
                 out_of_step = 1'b1;
     end
 
-    // Stage s holds the reduction of inputs 0..s (acc) and the inputs
-    // still to come; stage 0 is the joined beat.
-    for (genvar s = 0; s < K; s++) begin : g_stage
-        logic v, last, err;
-        logic [W-1:0] acc;
-        logic [DATA_BYTES-1:0] keep;
-        /* verilator lint_off UNUSEDSIGNAL */ // the last stage's: synthesis drops them
-        logic [K*W-1:0] ins;
-        logic [3:0] op_q, dtype_q;
-        /* verilator lint_on UNUSEDSIGNAL */
-        if (s == 0) begin : g_join
-            always_ff @(posedge clk) begin
-                if (!rst_n)
-                    v <= 1'b0;
-                else if (advance)
-                    v <= join_fire;
-                if (advance) begin
-                    ins <= s_tdata;
-                    acc <= s_tdata[0+:W];
-                    keep <= s_tkeep[0+:DATA_BYTES];
-                    last <= s_tlast[0];
-                    err <= out_of_step;
-                    op_q <= op;
-                    dtype_q <= dtype;
-                end
-            end
-        end else begin : g_combine
-            logic [W-1:0] y;
-            logic supported;
-            mf_aglu_vec #(.DATA_BYTES(DATA_BYTES)) u_vec (
-                .op(g_stage[s-1].op_q), .dtype(g_stage[s-1].dtype_q),
-                .a(g_stage[s-1].acc), .b(g_stage[s-1].ins[s*W+:W]),
-                .y(y), .supported(supported));
-            always_ff @(posedge clk) begin
-                if (!rst_n)
-                    v <= 1'b0;
-                else if (advance)
-                    v <= g_stage[s-1].v;
-                if (advance) begin
-                    ins <= g_stage[s-1].ins;
-                    acc <= y;
-                    keep <= g_stage[s-1].keep;
-                    last <= g_stage[s-1].last;
-                    err <= g_stage[s-1].err || !supported;
-                    op_q <= g_stage[s-1].op_q;
-                    dtype_q <= g_stage[s-1].dtype_q;
-                end
-            end
-        end
-    end
+    mf_red_chain #(.K(K), .DATA_BYTES(DATA_BYTES), .SB(SB)) u_chain (
+        .clk(clk), .rst_n(rst_n), .advance(advance), .in_valid(&s_tvalid),
+        .in_data(s_tdata), .in_active({K{1'b1}}), .op(op), .dtype(dtype),
+        .in_sb({s_tkeep[0+:DATA_BYTES], s_tlast[0], out_of_step}),
+        .out_valid(m_tvalid), .out_acc(acc), .out_sb(sb), .out_unsupported(unsupported));
 
+    assign {keep, last} = sb[SB-1:1];
+    assign err = sb[0] || unsupported;
     for (genvar i = 0; i < DATA_BYTES; i++) begin : g_keep
-        assign keep_bits[8*i+:8] = {8{g_stage[K-1].keep[i]}};
+        assign keep_bits[8*i+:8] = {8{keep[i]}};
     end
-    assign m_tvalid = g_stage[K-1].v;
-    assign m_tdata = g_stage[K-1].err ? '0 : g_stage[K-1].acc & keep_bits;
-    assign m_tkeep = g_stage[K-1].keep;
-    assign m_tlast = g_stage[K-1].last;
-    assign m_terror = g_stage[K-1].err;
+    assign m_tdata = err ? '0 : acc & keep_bits;
+    assign m_tkeep = keep;
+    assign m_tlast = last;
+    assign m_terror = err;
 endmodule

@@ -44,28 +44,20 @@ uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, u
 }
 
 /* After the switches' produce phase of cycle `now`, in which a partner took
- * bytes of the NET stream `bit` (mf_credit_bit) stands for, which the
- * sender's ccm `a` sent: wake the sender next cycle if one of its flows
- * waits for credits on that stream.  Its other flows ask for their own
- * cycles, and a flow waiting on another partner finds no more room than
- * before, so a run for nothing else would change nothing; waking it for
- * every take kept a streaming sender awake every cycle, and for every take
- * of any partner ran a tree's switch for its children's takes while it
- * waited for its parent's.  (Deferred, so the sender's credit_wait is its
- * own last produce's, whatever thread ran either.) */
-static void credit_returned(void *a, void *b, uint64_t now)
-{
-    mf_ccm_t *sender = a;
-    unsigned bit = (unsigned)(uintptr_t)b;
-    if ((sender->credit_wait >> bit & 1) || sender->wake.sim->full_wakes)
-        mf_wake(&sender->wake, now + 1);
-}
-
+ * bytes of the NET stream `bit` (mf_credit_bit) stands for, which engine
+ * `rank` sent: wake the sender next cycle if one of its flows waits for
+ * credits on that stream.  Its other flows ask for their own cycles, and
+ * a flow waiting on another partner finds no more room than before, so a
+ * run for nothing else would change nothing; waking it for every take kept
+ * a streaming sender awake every cycle, and for every take of any partner
+ * ran a tree's switch for its children's takes while it waited for its
+ * parent's.  (After the phase, so the sender's credit_wait is its own last
+ * produce's, whatever thread ran either: flow.c defers the call.) */
 void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now)
 {
     mf_ccm_t *sender = ((mf_engine_t *)engines)[rank].ccm;
-    /* out of memory here fails the network (sim/engine.c) */
-    (void)mf_sim_defer(sender->wake.sim, credit_returned, sender, (void *)(uintptr_t)bit, now);
+    if ((sender->credit_wait >> bit & 1) || sender->wake.sim->full_wakes)
+        mf_wake(&sender->wake, now + 1);
 }
 
 void mf_engines_wake(void *engines, int rank, uint64_t at)

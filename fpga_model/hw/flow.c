@@ -390,6 +390,17 @@ static void deliver(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf,
     }
 }
 
+/* After the switches' phase of cycle now: tell the sender (rank in the
+ * high bits of rb, the stream's credit bit in the low six) that a partner
+ * took bytes it sent.  Deferred here rather than in the port, so a take
+ * costs what a deferral costs. */
+static void credit_back(void *port, void *rb, uint64_t now)
+{
+    const mf_partner_port_t *p = port;
+    uintptr_t v = (uintptr_t)rb;
+    p->returned(p->ctx, (int)(v >> 6), (unsigned)(v & 63), now);
+}
+
 /* Produce n output bytes and hand them to the sinks. */
 static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t now,
                  uint64_t ready)
@@ -425,8 +436,9 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
         } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
             /* credits back to the sender, which sees them from the next
              * cycle (partner_consumed) */
-            unsigned bit = mf_credit_bit((unsigned)c->eng->grank, c->req.hdr.ctx, st->tag);
-            m->partners->returned(m->partners->ctx, st->src - 1, bit, now);
+            uintptr_t bit = mf_credit_bit((unsigned)c->eng->grank, c->req.hdr.ctx, st->tag);
+            mf_sim_defer(m->wake.sim, credit_back, (void *)(uintptr_t)m->partners,
+                         (void *)((uintptr_t)(st->src - 1) << 6 | bit), now);
         }
     }
 }

@@ -494,8 +494,9 @@ typedef struct {
      * started it (its collector parks what comes meanwhile) */
     uint64_t (*taken)(void *ctx, int rank, unsigned cctx, uint32_t seq, unsigned tag,
                       uint64_t now);
-    /* engine `rank` (a sender) can see more credits on the streams that
-     * bit `bit` stands for (mf_credit_bit) from cycle now + 1 */
+    /* after the switches' phase of cycle now: engine `rank` (a sender) can
+     * see more credits on the streams that bit `bit` (mf_credit_bit, < 64)
+     * stands for from cycle now + 1 */
     void (*returned)(void *ctx, int rank, unsigned bit, uint64_t now);
     /* run engine `rank`'s switch at cycle `at` */
     void (*wake)(void *ctx, int rank, uint64_t at);

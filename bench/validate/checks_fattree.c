@@ -281,6 +281,14 @@ int vd_checks_fattree(vd_t *v)
                 snprintf(pub, sizeof pub, "%.1f .. %.1fx", PUB_LO, PUB_HI);
                 snprintf(mod, sizeof mod, "%.2fx", gm);
                 snprintf(tol, sizeof tol, "within %.1f .. %.1f", PUB_LO, PUB_HI);
+                if (v->quick) {
+                    /* four of fig. 11's sizes: another mean than the bar
+                     * (the 128-node Allreduce on radix 8: 2.01x here,
+                     * 1.86x over them all), so it is shown, not judged */
+                    snprintf(tol, sizeof tol, "--quick: not judged");
+                    vd_row(v, SRC_F12, what, pub, mod, tol, VD_INFO);
+                    continue;
+                }
                 /* Below the range, down to half the torus's speed: a
                  * documented miss (doc/validation.md).  Above it: a miss
                  * only where this radix needs fewer switch levels than

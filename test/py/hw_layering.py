@@ -7,9 +7,9 @@ check(root) returns the violations found in the fpga_model tree at root:
   * a block's .c calls a function another block's header declares;
   * a hw/*.c file that belongs to no block (so new files get a place);
   * a CCM file that reaches another engine other than through the partner
-    port (the engine array, or the port's ctx used as anything but the
-    first argument of a port operation): only hw/ccm_partner.c, the port's
-    implementation, may;
+    port (the engine array, the port's ctx used as anything but the first
+    argument of a call, or a call of the port's implementation itself):
+    only hw/ccm_partner.c, the implementation, may;
   * an include circle anywhere in the tree.
 main() runs it on the tree, then plants one violation of each kind in a
 copy and checks that each is caught (TAP).
@@ -42,7 +42,7 @@ LOWER = re.compile(r"^(mpifpga/.*|sim/engine\.h|params/params\.h|net/topo\.h)$")
 EXTRA_ALLOWED = {"cgr": {"hw/aglu.h"}, "aglu": set()}
 WIRING = {"switch.c"}  # the one place that knows every block of a switch
 PARTNER_IMPL = "ccm_partner.c"  # the partner port over the network's engines
-PARTNER_ESCAPE = re.compile(r"\bengines\b|partners->ctx\b(?!\s*,)")
+PARTNER_ESCAPE = re.compile(r"\bengines\b|partners->ctx\b(?!\s*,)|\bmf_engines_\w+\s*\(")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -198,6 +198,11 @@ MUTATIONS = [
      [("hw/ccm.c", "m->partners->wake(m->partners->ctx, c->st[i].src - 1, now + 1);",
        "mf_wake(&((mf_engine_t *)m->partners->ctx)[c->st[i].src - 1].ccm->wake, now + 1);")],
      "past the partner port"),
+    ("a call of the partner port's implementation, not the port",
+     [("hw/flow.c",
+       "return mf_partner_taken(m->partners, k->dest, c->req.hdr.ctx, c->seq, k->tag, now);",
+       "return mf_engines_taken(m->partners->ctx, k->dest, c->req.hdr.ctx, c->seq, k->tag, now);")],
+     "past the partner port (mf_engines_taken("),
     ("an include circle",
      [("hw/pkt.h", '#include "mpifpga/wire.h"', '#include "mpifpga/wire.h"\n#include "hw/fifo.h"')],
      "include circle"),

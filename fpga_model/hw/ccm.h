@@ -59,7 +59,7 @@ typedef struct mf_ccm {
     uint64_t credit_wait;        /* the NET streams its last produce left a flow waiting
                                   * for credits on, as bits (mf_credit_bit): only a
                                   * take from one of them wakes it (ccm_partner.c
-                                  * credit_returned, after the phase) */
+                                  * mf_engines_returned, after the phase) */
     mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
 } mf_ccm_t;
 

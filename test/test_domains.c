@@ -26,7 +26,7 @@
  * addressed to it from every sender in domain order. */
 typedef struct {
     int k;
-    const char *partition;
+    mf_dom_partition_t part;
     pthread_barrier_t bar;
     const mf_dom_msg_t *out[MAXK];
     size_t nout[MAXK];
@@ -99,9 +99,9 @@ static void *run_domain(void *arg)
     d->rc = -1;
     if (!n)
         abort(); /* the others would wait at the barrier */
-    mf_dom_ops_t ops = {.ndomains = d->hub->k, .self = d->self, .partition = d->hub->partition,
-                        .exchange = hub_exchange, .reduce = hub_reduce, .ctx = d};
-    if (d->hub->k > 1 && mf_dom_attach(n, &ops, d->err, sizeof d->err))
+    mf_dom_ops_t ops = {.ndomains = d->hub->k, .self = d->self, .exchange = hub_exchange,
+                        .reduce = hub_reduce, .ctx = d};
+    if (d->hub->k > 1 && mf_dom_attach(n, &ops, &d->hub->part, d->err, sizeof d->err))
         abort();
     d->rc = mf_traffic_run(n, &d->cfg, &d->res, d->err, sizeof d->err);
     mf_net_destroy(n);
@@ -125,13 +125,16 @@ static int run_split(const char *params, const char *topo, const char *pattern, 
     mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
     mf_topo_t t;
     char err[256];
-    if (mf_params_load(params, &p, err, sizeof err) || mf_topo_parse(topo, &spec, err, sizeof err))
+    hub_t hub = {.k = k};
+    if (mf_params_load(params, &p, err, sizeof err) || mf_topo_parse(topo, &spec, err, sizeof err) ||
+        mf_dom_partition_parse(partition, &hub.part, err, sizeof err)) {
+        diag("%s", err);
         return -1;
+    }
     int nodes = spec.kind == MF_TOPO_TORUS ? spec.x * spec.y * spec.z : 8;
     spec.oversub = spec.oversub ? spec.oversub : (int)p.oversub;
     if (mf_topo_build(&spec, nodes, 1, &t, err, sizeof err))
         return -1;
-    hub_t hub = {.k = k, .partition = partition};
     dom_t d[MAXK];
     pthread_t th[MAXK];
     pthread_barrier_init(&hub.bar, NULL, (unsigned)k);

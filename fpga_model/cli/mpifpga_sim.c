@@ -476,9 +476,9 @@ static int run_traffic(const opts_t *o)
     mf_dom_ops_t ops;
     int split = sim_mpi_domain_ops(&ops) == 0;
     mf_dom_partition_t part;
-    if (split && mf_dom_partition_parse(ops.partition, &part, err, sizeof err))
+    if (split && mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, sizeof err))
         die2("%s", err); /* the same on every rank: one message, exit 2 */
-    if (split && mf_dom_attach(n, &ops, err, sizeof err)) {
+    if (split && mf_dom_attach(n, &ops, &part, err, sizeof err)) {
         fprintf(stderr, "mpifpga-sim: %s\n", err);
         sim_mpi_abort(1); /* the others would wait in the first exchange */
     }

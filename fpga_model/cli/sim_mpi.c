@@ -221,8 +221,7 @@ int sim_mpi_domain_ops(mf_dom_ops_t *ops)
 {
     if (!active)
         return -1;
-    *ops = (mf_dom_ops_t){.ndomains = size, .self = rank,
-                          .partition = getenv("MPIFPGA_PARTITION"), .exchange = dom_exchange,
+    *ops = (mf_dom_ops_t){.ndomains = size, .self = rank, .exchange = dom_exchange,
                           .reduce = dom_reduce};
     return 0;
 }

@@ -159,11 +159,16 @@ int mf_dom_partition_parse(const char *spec, mf_dom_partition_t *p, char *err, s
     return -1;
 }
 
-/* Switch s's domain in sw_dom: domain i gets the switches at positions
- * [nsw i / k, nsw (i + 1) / k) of an order -- the switches' own for
- * range, a shuffle for random -- or every k-th switch for cyclic. */
+/* Switch s's domain in sw_dom: every k-th switch for cyclic; else domain i
+ * gets the switches at positions [nsw i / k, nsw (i + 1) / k) of an order
+ * -- the switches' own for range, a shuffle for random. */
 static int split(mf_dom_t *d, int nsw, int k, const mf_dom_partition_t *p)
 {
+    if (p->kind == MF_DOM_CYCLIC) {
+        for (int s = 0; s < nsw; s++)
+            d->sw_dom[s] = s % k;
+        return 0;
+    }
     int *order = malloc((size_t)nsw * sizeof *order);
     if (!order)
         return -1;
@@ -179,21 +184,17 @@ static int split(mf_dom_t *d, int nsw, int k, const mf_dom_partition_t *p)
     for (int i = 0; i < k; i++)
         for (int s = (int)((int64_t)nsw * i / k); s < (int)((int64_t)nsw * (i + 1) / k); s++)
             d->sw_dom[order[s]] = i;
-    if (p->kind == MF_DOM_CYCLIC)
-        for (int s = 0; s < nsw; s++)
-            d->sw_dom[s] = s % k;
     free(order);
     return 0;
 }
 
-int mf_dom_attach(mf_net_t *n, const mf_dom_ops_t *ops, char *err, size_t errlen)
+int mf_dom_attach(mf_net_t *n, const mf_dom_ops_t *ops, const mf_dom_partition_t *part,
+                  char *err, size_t errlen)
 {
-    mf_dom_partition_t part;
-    if (mf_dom_partition_parse(ops->partition, &part, err, errlen))
-        return -1;
+    static const mf_dom_partition_t by_range = {.kind = MF_DOM_RANGE};
     mf_dom_t *d = calloc(1, sizeof *d);
     if (!d || !(d->sw_dom = malloc((size_t)n->nsw * sizeof *d->sw_dom)) ||
-        split(d, n->nsw, ops->ndomains, &part)) {
+        split(d, n->nsw, ops->ndomains, part ? part : &by_range)) {
         if (d)
             free(d->sw_dom);
         free(d);

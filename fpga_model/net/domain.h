@@ -76,7 +76,6 @@ int mf_dom_partition_parse(const char *spec, mf_dom_partition_t *p, char *err, s
 /* How the domains talk: the MPI implementation is cli/sim_mpi.c. */
 typedef struct {
     int ndomains, self;
-    const char *partition; /* mf_dom_partition_parse's spec; NULL: range */
     /* Send out[0 .. nout) (sorted by .to) and return what the others sent
      * here in *in (malloc'ed, the caller frees) and *nin; in the same
      * order on every run.  0, or -1 with a message in err. */
@@ -88,11 +87,12 @@ typedef struct {
     void *ctx;
 } mf_dom_ops_t;
 
-/* Make n's domain self of ops->ndomains, its switches as ops->partition
- * says, before anything runs.  The other switches must never run here:
+/* Make n's domain self of ops->ndomains, its switches as part says (NULL:
+ * range), before anything runs.  The other switches must never run here:
  * one that is woken fails the run, naming it.  0, or -1 with a message in
- * err (a bad partition, out of memory). */
-int mf_dom_attach(struct mf_net *n, const mf_dom_ops_t *ops, char *err, size_t errlen);
+ * err (out of memory). */
+int mf_dom_attach(struct mf_net *n, const mf_dom_ops_t *ops, const mf_dom_partition_t *part,
+                  char *err, size_t errlen);
 void mf_dom_free(struct mf_net *n);
 /* Did the run fail in this domain (not only in another one)? */
 int mf_dom_failed_here(const struct mf_net *n);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dom_hub.h"
 #include "net/domain.h"
 #include "net/network.h"
 #include "net/topo.h"
@@ -19,24 +20,10 @@
 #include "tap.h"
 #include "traffic/traffic.h"
 
-#define MAXK 4
-#define NRED 8
-
-/* The in-memory "MPI": each domain posts what it sends, then takes what is
- * addressed to it from every sender in domain order. */
-typedef struct {
-    int k;
-    mf_dom_partition_t part;
-    pthread_barrier_t bar;
-    const mf_dom_msg_t *out[MAXK];
-    size_t nout[MAXK];
-    uint64_t red[MAXK][NRED];
-    size_t exchanged; /* messages that crossed, over the run */
-} hub_t;
+#define MAXK HUB_MAXK
 
 typedef struct {
-    hub_t *hub;
-    int self;
+    hub_member_t m; /* first: the ops' ctx */
     const mf_params_t *p;
     const mf_topo_t *t;
     mf_traffic_cfg_t cfg;
@@ -45,53 +32,6 @@ typedef struct {
     char err[256];
 } dom_t;
 
-static int hub_exchange(void *ctx, const mf_dom_msg_t *out, size_t nout, mf_dom_msg_t **in,
-                        size_t *nin, char *err, size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    dom_t *d = ctx;
-    hub_t *h = d->hub;
-    h->out[d->self] = out;
-    h->nout[d->self] = nout;
-    pthread_barrier_wait(&h->bar);
-    size_t n = 0;
-    for (int s = 0; s < h->k; s++)
-        for (size_t i = 0; i < h->nout[s]; i++)
-            n += h->out[s][i].to == (uint32_t)d->self;
-    mf_dom_msg_t *got = malloc((n ? n : 1) * sizeof *got);
-    if (!got)
-        abort();
-    n = 0;
-    for (int s = 0; s < h->k; s++)
-        for (size_t i = 0; i < h->nout[s]; i++)
-            if (h->out[s][i].to == (uint32_t)d->self)
-                got[n++] = h->out[s][i];
-    __atomic_add_fetch(&h->exchanged, n, __ATOMIC_RELAXED);
-    pthread_barrier_wait(&h->bar); /* the senders free their out after this */
-    *in = got;
-    *nin = n;
-    return 0;
-}
-
-static int hub_reduce(void *ctx, uint64_t *v, const int *op, int n, char *err, size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    dom_t *d = ctx;
-    hub_t *h = d->hub;
-    memcpy(h->red[d->self], v, (size_t)n * sizeof *v);
-    pthread_barrier_wait(&h->bar);
-    for (int i = 0; i < n; i++) {
-        uint64_t x = h->red[0][i];
-        for (int s = 1; s < h->k; s++)
-            x = mf_dom_combine(op[i], x, h->red[s][i]);
-        v[i] = x;
-    }
-    pthread_barrier_wait(&h->bar); /* before anyone writes red again */
-    return 0;
-}
-
 static void *run_domain(void *arg)
 {
     dom_t *d = arg;
@@ -99,9 +39,8 @@ static void *run_domain(void *arg)
     d->rc = -1;
     if (!n)
         abort(); /* the others would wait at the barrier */
-    mf_dom_ops_t ops = {.ndomains = d->hub->k, .self = d->self, .exchange = hub_exchange,
-                        .reduce = hub_reduce, .ctx = d};
-    if (d->hub->k > 1 && mf_dom_attach(n, &ops, &d->hub->part, d->err, sizeof d->err))
+    mf_dom_ops_t ops = hub_ops(&d->m);
+    if (d->m.hub->k > 1 && mf_dom_attach(n, &ops, &d->m.hub->part, d->err, sizeof d->err))
         abort();
     d->rc = mf_traffic_run(n, &d->cfg, &d->res, d->err, sizeof d->err);
     mf_net_destroy(n);
@@ -125,24 +64,25 @@ static int run_split(const char *params, const char *topo, const char *pattern, 
     mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
     mf_topo_t t;
     char err[256];
-    hub_t hub = {.k = k};
+    hub_t hub;
     if (mf_params_load(params, &p, err, sizeof err) || mf_topo_parse(topo, &spec, err, sizeof err) ||
-        mf_dom_partition_parse(partition, &hub.part, err, sizeof err)) {
+        hub_init(&hub, k, partition, err, sizeof err)) {
         diag("%s", err);
         return -1;
     }
     int nodes = spec.kind == MF_TOPO_TORUS ? spec.x * spec.y * spec.z : 8;
     spec.oversub = spec.oversub ? spec.oversub : (int)p.oversub;
-    if (mf_topo_build(&spec, nodes, 1, &t, err, sizeof err))
+    if (mf_topo_build(&spec, nodes, 1, &t, err, sizeof err)) {
+        hub_fini(&hub);
         return -1;
+    }
     dom_t d[MAXK];
     pthread_t th[MAXK];
-    pthread_barrier_init(&hub.bar, NULL, (unsigned)k);
     mf_traffic_cfg_t cfg = {.rate = rate, .pkt_phits = 1, .warmup = 600, .measure = 1500,
                             .drain_limit = 15000, .seed = p.seed};
     mf_traffic_parse(pattern, &cfg.pattern);
     for (int i = 0; i < k; i++) {
-        d[i] = (dom_t){.hub = &hub, .self = i, .p = &p, .t = &t, .cfg = cfg};
+        d[i] = (dom_t){.m = {&hub, i}, .p = &p, .t = &t, .cfg = cfg};
         pthread_create(&th[i], NULL, run_domain, &d[i]);
     }
     int rc = 0;
@@ -158,7 +98,7 @@ static int run_split(const char *params, const char *topo, const char *pattern, 
     }
     *res = d[0].res;
     *crossed = hub.exchanged;
-    pthread_barrier_destroy(&hub.bar);
+    hub_fini(&hub);
     mf_topo_free(&t);
     return rc;
 }

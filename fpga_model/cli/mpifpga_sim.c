@@ -279,6 +279,30 @@ static mf_net_t *setup(const opts_t *o, mf_params_t *p, mf_topo_t *t)
 
 static int default_iters(uint64_t bytes) { return bytes > 8192 ? 100 : 1000; } /* OSU defaults */
 
+/* Under mpiexec -n K with the switches split (--traffic, MPIFPGA_SPLIT):
+ * this process simulates its K-th of n's switches (net/domain.h).  1 if
+ * split, 0 without MPI. */
+static int split_net(mf_net_t *n)
+{
+    char err[256];
+    mf_dom_ops_t ops;
+    mf_dom_partition_t part;
+    if (sim_mpi_domain_ops(&ops))
+        return 0;
+    if (mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, sizeof err))
+        die2("%s", err); /* the same on every rank: one message, exit 2 */
+    if (mf_dom_attach(n, &ops, &part, err, sizeof err)) {
+        fprintf(stderr, "mpifpga-sim: %s\n", err);
+        sim_mpi_abort(1); /* the others would wait in the first exchange */
+    }
+    return 1;
+}
+
+/* A sweep under mpiexec -n K: every process runs every size on its part
+ * of the switches (MPIFPGA_SPLIT=switches, or auto with one size), or
+ * each size runs whole on one process (sizes, or auto with more). */
+static int split_switches;
+
 /* One offload call and one baseline call, ranks 0 and P-1, beside Eqs. 3-6. */
 static int analytic_row(mf_net_t *n, const mf_host_params_t *h, const mf_coll_spec_t *spec, int P,
                         const int *members, uint64_t *lat, row_t *r, char *err, size_t len)
@@ -346,6 +370,8 @@ static void sweep_net(sweep_t *w)
         mf_topo_free(&w->t);
     }
     w->n = setup(w->o, &w->p, &w->t);
+    if (split_switches)
+        split_net(w->n);
     w->used = 0;
     w->P = mf_net_nranks(w->n);
     if (w->o->root >= w->P)
@@ -424,7 +450,7 @@ static int run_sweep(const opts_t *o)
     if (!rows)
         die2("out of memory");
     int rc = 0;
-    if (sim_mpi_active()) {
+    if (sim_mpi_active() && !split_switches) {
         /* estimated cost: the bytes moved, and a fixed part per point */
         for (int i = 0; i < w.npts; i++)
             w.cost[i] = w.sizes[i] + 4096;
@@ -434,11 +460,12 @@ static int run_sweep(const opts_t *o)
         for (int i = 0; i < w.npts && !rc; i++)
             rc = sweep_point(&w, i, &rows[i], err, sizeof err) ? 1 : 0;
     }
-    if (sim_mpi_rank() == 0) {
+    if (sim_mpi_rank() == 0 || (split_switches && mf_dom_failed_here(w.n))) {
         progress(o, 0);
-        if (rc)
+        /* split: a domain that failed says why, rank 0 that one did */
+        if (rc && (sim_mpi_rank() == 0 || mf_dom_failed_here(w.n)))
             fprintf(stderr, "mpifpga-sim: %s\n", err);
-        else
+        else if (!rc)
             print_rows(o, w.n, rows, w.npts);
     }
     free(w.members);
@@ -473,15 +500,7 @@ static int run_traffic(const opts_t *o)
                             .drain_limit = 10 * o->cycles, .seed = p.seed};
     mf_traffic_result_t r;
     /* under mpiexec -n K: each process simulates a K-th of the switches */
-    mf_dom_ops_t ops;
-    int split = sim_mpi_domain_ops(&ops) == 0;
-    mf_dom_partition_t part;
-    if (split && mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, sizeof err))
-        die2("%s", err); /* the same on every rank: one message, exit 2 */
-    if (split && mf_dom_attach(n, &ops, &part, err, sizeof err)) {
-        fprintf(stderr, "mpifpga-sim: %s\n", err);
-        sim_mpi_abort(1); /* the others would wait in the first exchange */
-    }
+    int split = split_net(n);
     int rc = mf_traffic_run(n, &cfg, &r, err, sizeof err);
     mf_topo_describe(&t, topo, sizeof topo);
     if (rc) {
@@ -530,6 +549,27 @@ static int run_traffic(const opts_t *o)
     return rc ? 1 : 0;
 }
 
+/* MPIFPGA_SPLIT for a sweep of npts sizes under mpiexec: 1 to split the
+ * switches.  What cannot run split (net/domain.h) keeps the whole network
+ * in one process: an error if asked for by name. */
+static int sweep_split_mode(const opts_t *o, int npts)
+{
+    const char *s = getenv("MPIFPGA_SPLIT");
+    if (s && *s && strcmp(s, "auto") && strcmp(s, "sizes") && strcmp(s, "switches"))
+        die2("MPIFPGA_SPLIT='%s': expected auto (the default), sizes or switches", s);
+    int asked = s && !strcmp(s, "switches");
+    if (!asked && !(npts == 1 && !(s && !strcmp(s, "sizes"))))
+        return 0;
+    const char *cannot = o->topo && !strncmp(o->topo, "fattree", 7) ? "a fat tree"
+                         : o->baseline                             ? "--baseline"
+                         : o->analytic                             ? "--analytic"
+                                                                   : NULL;
+    if (cannot && asked)
+        die2("MPIFPGA_SPLIT=switches: %s cannot run split (a split network runs the "
+             "offloaded calls of a torus only); use MPIFPGA_SPLIT=sizes", cannot);
+    return !cannot;
+}
+
 int main(int argc, char **argv)
 {
     mf_model_prefer_hugepages(); /* before the networks' allocations */
@@ -542,7 +582,8 @@ int main(int argc, char **argv)
     if (k != 1) {
         uint64_t sizes[64];
         int npts = o.have_traffic ? 1 : sweep_sizes(&o, mf_elem_bytes(o.op, o.dtype), sizes);
-        if (npts > 1 || k < 0 || o.have_traffic) /* traffic: the switches spread */
+        split_switches = !o.have_traffic && sweep_split_mode(&o, npts);
+        if (npts > 1 || k < 0 || o.have_traffic || split_switches) /* traffic: the switches spread */
             sim_mpi_start(&argc, &argv);
         else if (sim_mpi_rank() != 0)
             return 0;

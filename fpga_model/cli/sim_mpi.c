@@ -1,15 +1,18 @@
 /* mpiexec -n K mpifpga-sim: the sweep's points over K processes (sim_mpi.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/sim_mpi.h"
 #include "mpifpga/model.h"
 
 static int active, rank, size = 1;
+static int crowded; /* more processes on this node than cores */
 
 void sim_mpi_start(int *argc, char ***argv)
 {
@@ -27,6 +30,7 @@ void sim_mpi_start(int *argc, char ***argv)
         MPI_Comm_size(node, &local);
         MPI_Comm_free(&node);
     }
+    crowded = local > sysconf(_SC_NPROCESSORS_ONLN);
     mf_net_share_cores(local);
 }
 
@@ -65,6 +69,24 @@ static void lazy_wait(MPI_Request *r)
         if (done)
             return;
         nanosleep(&ms, NULL);
+    }
+}
+
+/* Finish a domain exchange's step started as *r.  MPICH polls while it
+ * waits, which with a core per process is fastest, and its blocking calls
+ * are faster than the nonblocking ones (2 against 6 us a window,
+ * bench/domain_sync): uncrowded, the caller makes the blocking call and r
+ * is NULL.  With more processes than cores a poller would hold the core
+ * of the process it waits for until its time slice ends (16 ms a window),
+ * so it yields between polls (40-60 us a window for 3-4 processes on 2
+ * cores). */
+static void sync_wait(MPI_Request *r)
+{
+    for (int done = 0;;) {
+        MPI_Test(r, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        sched_yield();
     }
 }
 
@@ -176,7 +198,13 @@ static int dom_exchange(void *ctx, const mf_dom_msg_t *out, size_t nout, mf_dom_
     /* counts and offsets in bytes: out is sorted by destination */
     for (size_t i = 0; i < nout; i++)
         scount[out[i].to] += (int)sizeof *out;
-    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Request req;
+    if (!crowded)
+        MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD);
+    else {
+        MPI_Ialltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD, &req);
+        sync_wait(&req);
+    }
     size_t total = 0;
     for (int r = 0; r < size; r++) {
         sdisp[r] = r ? sdisp[r - 1] + scount[r - 1] : 0;
@@ -188,7 +216,13 @@ static int dom_exchange(void *ctx, const mf_dom_msg_t *out, size_t nout, mf_dom_
         oom_abort(); /* the others wait in the exchange: no way back */
     /* from each sender in its order, senders in rank order: the same on
      * every run */
-    MPI_Alltoallv(out, scount, sdisp, MPI_BYTE, got, rcount, rdisp, MPI_BYTE, MPI_COMM_WORLD);
+    if (!crowded)
+        MPI_Alltoallv(out, scount, sdisp, MPI_BYTE, got, rcount, rdisp, MPI_BYTE, MPI_COMM_WORLD);
+    else {
+        MPI_Ialltoallv(out, scount, sdisp, MPI_BYTE, got, rcount, rdisp, MPI_BYTE,
+                       MPI_COMM_WORLD, &req);
+        sync_wait(&req);
+    }
     *in = got;
     *nin = total / sizeof *got;
     free(scount);
@@ -206,7 +240,13 @@ static int dom_reduce(void *ctx, uint64_t *v, const int *op, int n, char *err, s
     uint64_t *all = malloc((size_t)size * (size_t)n * sizeof *all);
     if (!all)
         oom_abort();
-    MPI_Allgather(v, n, MPI_UINT64_T, all, n, MPI_UINT64_T, MPI_COMM_WORLD);
+    MPI_Request req;
+    if (!crowded)
+        MPI_Allgather(v, n, MPI_UINT64_T, all, n, MPI_UINT64_T, MPI_COMM_WORLD);
+    else {
+        MPI_Iallgather(v, n, MPI_UINT64_T, all, n, MPI_UINT64_T, MPI_COMM_WORLD, &req);
+        sync_wait(&req);
+    }
     for (int i = 0; i < n; i++) {
         uint64_t x = all[i];
         for (int r = 1; r < size; r++)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll/run.h"
+#include "net/domain.h"
 #include "net/network.h"
 #include "mpifpga/ct.h"
 
@@ -84,6 +85,39 @@ static mf_alg_t pick_alg(const mf_coll_spec_t *c, int size, uint64_t hdr_size)
     return mf_coll_alg_mode(c->algo, c->opc, (unsigned)size, hdr_size, hdr_size / es);
 }
 
+/* A split network (net/domain.h): each domain ran its own members; every
+ * domain gets them all.  A member's failure is reported by its domain. */
+static int gather_members(mf_net_t *n, int size, const int *members, uint64_t *complete,
+                          const int *status, char *err, size_t len)
+{
+    uint64_t *v = malloc(2 * (size_t)size * sizeof *v);
+    int *op = malloc(2 * (size_t)size * sizeof *op), rc = -1;
+    if (!v || !op) {
+        snprintf(err, len, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < size; i++) {
+        int here = mf_dom_local(n, mf_rank_switch(n, members[i]));
+        v[i] = here ? complete[i] : 0;
+        v[size + i] = here ? (uint64_t)status[i] : 0;
+        op[i] = op[size + i] = MF_DOM_MAX;
+    }
+    if (mf_dom_reduce(n, v, op, 2 * size, err, len))
+        goto out;
+    for (int i = 0; i < size; i++) {
+        complete[i] = v[i];
+        if (v[size + i]) { /* a failure here has already returned */
+            snprintf(err, len, "rank %d failed in another domain (its message is above)", i);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(v);
+    free(op);
+    return rc;
+}
+
 /* Post c on every member, comm rank i entering at entry[i] (or all at
  * `at` when entry is NULL), run to completion; complete[i] gets rank i's
  * completion cycle. */
@@ -119,7 +153,8 @@ static int post_run(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *m
             req.send = send[i];
         if (recv)
             req.recv = recv[i];
-        if (mf_net_post(n, members[i], &req, err, len))
+        if (mf_dom_local(n, mf_rank_switch(n, members[i])) &&
+            mf_net_post(n, members[i], &req, err, len))
             goto out;
     }
     if (mf_net_run(n, MF_NEVER, err, len)) {
@@ -131,6 +166,8 @@ static int post_run(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *m
         snprintf(err, len, "%s", cerr);
         goto out;
     }
+    if (n->dom && gather_members(n, size, members, complete, status, err, len))
+        goto out;
     rc = 0;
 out:
     free(status);
@@ -207,14 +244,22 @@ done:
 }
 
 /* Hash of the state an iteration leaves behind that can change the next one:
- * the switch allocators' round-robin pointers (the network is drained). */
-static uint64_t arb_state(const mf_net_t *n)
+ * the switch allocators' round-robin pointers (the network is drained).  A
+ * sum of one hash per switch, so that the domains of a split network add
+ * theirs up to the same figure. */
+static int arb_state(mf_net_t *n, uint64_t *h, char *err, size_t len)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (int s = 0; s < n->nsw; s++)
+    static const int sum = MF_DOM_SUM;
+    *h = 0;
+    for (int s = 0; s < n->nsw; s++) {
+        if (!mf_dom_local(n, s))
+            continue;
+        uint64_t x = 1469598103934665603ull ^ (uint64_t)s;
         for (int p = 0; p < n->sw[s].l1.nports; p++)
-            h = (h ^ n->sw[s].l1.out[p].rr) * 1099511628211ull;
-    return h;
+            x = (x ^ n->sw[s].l1.out[p].rr) * 1099511628211ull;
+        *h += x;
+    }
+    return mf_dom_reduce(n, h, &sum, 1, err, len);
 }
 
 int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, void *ctx,
@@ -240,7 +285,9 @@ int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, vo
         uint64_t next = one.end > mf_net_now(n) ? one.end : mf_net_now(n);
         uint64_t took = next - at;
         at = next;
-        uint64_t s = arb_state(n);
+        uint64_t s;
+        if (arb_state(n, &s, err, len))
+            goto out;
         int same = i > 0 && s == state && !memcmp(lat, prev, (size_t)size * sizeof *lat);
         state = s;
         memcpy(prev, lat, (size_t)size * sizeof *lat);

@@ -142,6 +142,7 @@ static void note_change(mf_engine_t *e, int ctx, uint64_t now)
 {
     if (e->chg_at[ctx] == now)
         return;
+    e->changed |= 1u << ctx;
     __atomic_store_n(&e->prev_cur[ctx], e->cur[ctx], __ATOMIC_RELAXED);
     __atomic_store_n(&e->prev_seq[ctx], e->seq[ctx], __ATOMIC_RELAXED);
     __atomic_store_n(&e->chg_at[ctx], now, __ATOMIC_RELEASE);

@@ -70,6 +70,8 @@ typedef struct mf_engine {
     int grank;
     int slot;                      /* host slot on the switch */
     uint32_t running, waiting;     /* contexts with a current / a queued call */
+    uint32_t changed;              /* contexts whose cur or seq changed since a split
+                                    * network last looked (net/domain_coll.c) */
     mf_pq_t tx;                    /* unicast packets the converter injects */
     mf_coll_t *cur[MF_MAX_CTX];    /* collective running per context */
     uint32_t seq[MF_MAX_CTX];      /* collectives started per context */

@@ -5,28 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/domain_int.h"
 #include "net/network.h"
 
-/* What one thread handed over in the current window. */
-typedef struct {
-    mf_dom_msg_t *m;
-    size_t n, cap;
-    int oom;
-    char pad[40];
-} outbox_t;
-
-struct mf_dom {
-    mf_dom_ops_t ops;
-    int *sw_dom;             /* by switch: its domain (this one's are ops.self's) */
-    uint64_t known;          /* every transition recorded elsewhere before it is here */
-    mf_remote_port_t port;   /* the links' and FIFOs' hand-over */
-    mf_net_t *net;
-    outbox_t box[MF_SIM_MAX_THREADS]; /* by mf_sim_tid */
-};
-
-static mf_dom_msg_t *slot(mf_dom_t *d)
+mf_dom_msg_t *mf_dom_slot(mf_dom_t *d)
 {
-    outbox_t *b = &d->box[mf_sim_tid];
+    mf_dom_outbox_t *b = &d->box[mf_sim_tid];
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 256;
         mf_dom_msg_t *m = realloc(b->m, cap * sizeof *m);
@@ -43,7 +27,11 @@ static mf_dom_msg_t *slot(mf_dom_t *d)
 static void send_pkt(void *ctx, uint32_t link, mf_pkt_t *k, uint64_t sent, uint64_t head)
 {
     mf_dom_t *d = ctx;
-    mf_dom_msg_t *m = slot(d);
+    if (d->coll && !k->zero && k->len)
+        mf_dom_fail(d->net, "a packet with data reached a link between domains: a split "
+                    "network carries no payload, so only calls without data (mpifpga-sim's) "
+                    "can run split");
+    mf_dom_msg_t *m = mf_dom_slot(d);
     if (m)
         *m = (mf_dom_msg_t){.kind = MF_DOM_PKT,
                             .to = (uint32_t)d->sw_dom[d->net->topo->peer_sw[link]],
@@ -60,7 +48,7 @@ static void send_stop(void *ctx, uint32_t fifo, uint8_t state, uint64_t cycle)
     unsigned vcs = d->net->p.vcs;
     int sw = (int)(fifo / ((unsigned)t->max_ports * vcs));
     int port = (int)(fifo / vcs % (unsigned)t->max_ports);
-    mf_dom_msg_t *m = slot(d);
+    mf_dom_msg_t *m = mf_dom_slot(d);
     if (m)
         *m = (mf_dom_msg_t){.kind = MF_DOM_STOP,
                             .to = (uint32_t)d->sw_dom[t->peer_sw[sw * t->max_ports + port]],
@@ -193,20 +181,26 @@ int mf_dom_attach(mf_net_t *n, const mf_dom_ops_t *ops, const mf_dom_partition_t
 {
     static const mf_dom_partition_t by_range = {.kind = MF_DOM_RANGE};
     mf_dom_t *d = calloc(1, sizeof *d);
-    if (!d || !(d->sw_dom = malloc((size_t)n->nsw * sizeof *d->sw_dom)) ||
-        split(d, n->nsw, ops->ndomains, part ? part : &by_range)) {
-        if (d)
-            free(d->sw_dom);
-        free(d);
-        snprintf(err, errlen, "out of memory for the domain");
-        return -1;
-    }
+    if (!d)
+        goto oom;
     d->ops = *ops;
-    d->port = (mf_remote_port_t){.pkt = send_pkt, .stop = send_stop, .ctx = d};
     d->net = n;
+    d->port = (mf_remote_port_t){.pkt = send_pkt, .stop = send_stop, .ctx = d};
+    if (!(d->sw_dom = malloc((size_t)n->nsw * sizeof *d->sw_dom)) ||
+        split(d, n->nsw, ops->ndomains, part ? part : &by_range) ||
+        mf_dom_engines_attach(n, d))
+        goto oom;
     n->dom = d;
     wire(n, d);
     return 0;
+oom:
+    if (d) {
+        mf_dom_engines_free(d);
+        free(d->sw_dom);
+    }
+    free(d);
+    snprintf(err, errlen, "out of memory for the domain");
+    return -1;
 }
 
 void mf_dom_free(mf_net_t *n)
@@ -215,6 +209,7 @@ void mf_dom_free(mf_net_t *n)
         return;
     for (int t = 0; t < MF_SIM_MAX_THREADS; t++)
         free(n->dom->box[t].m);
+    mf_dom_engines_free(n->dom);
     free(n->dom->sw_dom);
     free(n->dom);
     n->dom = NULL;
@@ -292,11 +287,11 @@ static void take_stop(mf_net_t *n, const mf_dom_msg_t *m)
 }
 
 /* A failure here stops the run once every domain has learnt it (the
- * caller's reduction): the exchange itself still takes place. */
-static void fail(mf_net_t *n, const char *msg)
+ * caller's reduction): the exchange itself still takes place.  (Set from
+ * a switch's phase, on one thread: the first message stays.) */
+void mf_dom_fail(mf_net_t *n, const char *msg)
 {
-    if (!n->failed) {
-        n->failed = 1;
+    if (!__atomic_exchange_n(&n->failed, 1, __ATOMIC_ACQ_REL)) {
         snprintf(n->err, sizeof n->err, "%s", msg);
     }
 }
@@ -306,8 +301,9 @@ int mf_dom_exchange(mf_net_t *n, uint64_t end, char *err, size_t errlen)
     mf_dom_t *d = n->dom;
     mf_dom_msg_t *out = NULL, *in = NULL;
     size_t nout = 0, nin = 0;
+    mf_dom_publish(n, end);
     if (gather_out(d, &out, &nout))
-        fail(n, "out of memory for the domain exchange");
+        mf_dom_fail(n, "out of memory for the domain exchange");
     if (d->ops.exchange(d->ops.ctx, out, nout, &in, &nin, err, errlen)) {
         free(out);
         return -1;
@@ -316,12 +312,15 @@ int mf_dom_exchange(mf_net_t *n, uint64_t end, char *err, size_t errlen)
         /* what crossed must matter only after the window (the lookahead) */
         uint64_t seen = in[i].cycle + (in[i].kind == MF_DOM_STOP ? n->link_lat : 0);
         if (seen < end)
-            fail(n, "something from another domain takes effect inside the window that "
+            mf_dom_fail(n, "something from another domain takes effect inside the window that "
                     "sent it: the lookahead exceeds the link latency (a bug)");
         else if (in[i].kind == MF_DOM_STOP)
             take_stop(n, &in[i]);
-        else if (take_pkt(n, &in[i]))
-            fail(n, "out of memory for a packet from another domain");
+        else if (in[i].kind != MF_DOM_PKT) {
+            if (mf_dom_take_engine_msg(n, &in[i]))
+                mf_dom_fail(n, "out of memory for the copies of another domain's engines");
+        } else if (take_pkt(n, &in[i]))
+            mf_dom_fail(n, "out of memory for a packet from another domain");
     }
     d->known = end;
     free(out);

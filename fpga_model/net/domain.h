@@ -17,9 +17,16 @@
  * K, any partition and any thread count (test/sim_domains.sh,
  * test/test_domains.c).
  *
- * Synthetic traffic only: a collective's end-to-end credits are read a
- * cycle after they change, not a link latency (doc/model.md sections 5
- * and 9c), so collectives keep the one-process engine.
+ * Collectives (domain_coll.c): the engines show one another how far they
+ * have taken each stream through the partner port (hw/ports.h), read a
+ * cycle after it changes, not a link latency (doc/model.md sections 5 and
+ * 9c).  So a collective runs windows of one active cycle: after each, a
+ * domain sends the others what its engines show that changed (a copy of
+ * each other domain's engines' is kept here), the credits returned to and
+ * the wake-ups of their engines.  Packets cross without their payload:
+ * only calls without data (mpifpga-sim's) can be split; a packet with data
+ * at a crossing link fails the run.  The fat tree's aggregation engines
+ * cannot be reached across domains either.
  */
 #ifndef MF_NET_DOMAIN_H
 #define MF_NET_DOMAIN_H
@@ -48,7 +55,11 @@ typedef struct {
     uint64_t tail_fx, born;
 } mf_dom_msg_t;
 
-enum { MF_DOM_PKT = 1, MF_DOM_STOP = 2 };
+/* VIEW: engine id's state on a context (state: ctx | running << 8 | tag
+ * << 16, tag 255 none; sent: its seq; tail_fx: bytes taken of the tag's
+ * stream); RETURNED: engine id's credits on bit `state` came back in cycle
+ * - 1; WAKE: run engine id's switch at cycle. */
+enum { MF_DOM_PKT = 1, MF_DOM_STOP = 2, MF_DOM_VIEW = 3, MF_DOM_RETURNED = 4, MF_DOM_WAKE = 5 };
 enum { MF_DOM_MIN = 0, MF_DOM_MAX, MF_DOM_SUM };
 
 /* x and y combined with op (MF_DOM_MIN, MAX, SUM): what a reduction does
@@ -108,6 +119,10 @@ uint64_t mf_dom_lookahead(const struct mf_net *n);
  * (n->failed), for the caller to share.  0, or -1 when ops->exchange
  * failed (err). */
 int mf_dom_exchange(struct mf_net *n, uint64_t end, char *err, size_t errlen);
+/* Run the posted collectives to completion (or to cycle `until`) over the
+ * domains, windows of one active cycle: mf_net_run of a split network,
+ * the same figures as the one-process run.  Every domain calls it. */
+int mf_dom_run(struct mf_net *n, uint64_t until, char *err, size_t errlen);
 /* Combine values over the domains (mf_dom_ops_t.reduce); without domains,
  * nothing to do. */
 int mf_dom_reduce(struct mf_net *n, uint64_t *v, const int *op, int nv, char *err,

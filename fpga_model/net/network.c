@@ -464,11 +464,8 @@ static void stuck_call(const mf_net_t *n, char *buf, size_t len)
  * that enter later (modeled time: ranks skewed by their virtual clocks) are
  * waited for: the early ones' polling is no circular wait, and a call's
  * start counts as progress (ccm.c). */
-static int watchdog_fired(mf_net_t *n, char *err, size_t errlen)
+void mf_net_watchdog_msg(const mf_net_t *n, char *err, size_t errlen)
 {
-    if (!n->watchdog || !n->pending || n->sim.now < n->last_entry ||
-        n->sim.active_cycles - n->progress_at <= n->watchdog)
-        return 0;
     char what[160];
     stuck_call(n, what, sizeof what);
     snprintf(err, errlen,
@@ -476,11 +473,31 @@ static int watchdog_fired(mf_net_t *n, char *err, size_t errlen)
              "a circular wait -- please report it (MPIFPGA_DEBUG=1 prints every call's state; "
              "MPIFPGA_WATCHDOG_CYCLES sets the limit, 0 = off)",
              (unsigned long long)n->watchdog, (unsigned long long)n->sim.now, what);
+}
+
+int mf_net_stall_msg(const mf_net_t *n, size_t pending, char *err, size_t errlen)
+{
+    snprintf(err, errlen,
+             "stall at cycle %llu: %zu collective call(s) cannot complete: a member of "
+             "the communicator did not take part, or arguments differ across ranks "
+             "(MPIFPGA_DEBUG=1 prints what each call waits for)",
+             (unsigned long long)n->sim.now, pending);
+    return -1;
+}
+
+static int watchdog_fired(mf_net_t *n, char *err, size_t errlen)
+{
+    if (!n->watchdog || !n->pending || n->sim.now < n->last_entry ||
+        n->sim.active_cycles - n->progress_at <= n->watchdog)
+        return 0;
+    mf_net_watchdog_msg(n, err, errlen);
     return 1;
 }
 
 int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
 {
+    if (n->dom)
+        return mf_dom_run(n, until, err, errlen);
     n->progress_at = n->sim.active_cycles;
     for (;;) {
         uint64_t next = mf_sim_next(&n->sim);
@@ -504,15 +521,7 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
             return -1;
         }
     }
-    if (n->pending) {
-        snprintf(err, errlen,
-                 "stall at cycle %llu: %zu collective call(s) cannot complete: a member of "
-                 "the communicator did not take part, or arguments differ across ranks "
-                 "(MPIFPGA_DEBUG=1 prints what each call waits for)",
-                 (unsigned long long)n->sim.now, n->pending);
-        return -1;
-    }
-    return 0;
+    return n->pending ? mf_net_stall_msg(n, n->pending, err, errlen) : 0;
 }
 
 void mf_net_set_watchdog(mf_net_t *n, uint64_t cycles) { n->watchdog = cycles; }

@@ -58,5 +58,10 @@ typedef struct mf_net {
 
 /* The switch of engine grank (an aggregation engine's own switch). */
 int mf_rank_switch(const mf_net_t *n, int grank);
+/* mf_net_run's messages, for the split run too (net/domain_coll.c): the
+ * watchdog's, naming a call that waits; a stall with `pending` calls
+ * unfinished (returns -1). */
+void mf_net_watchdog_msg(const mf_net_t *n, char *err, size_t errlen);
+int mf_net_stall_msg(const mf_net_t *n, size_t pending, char *err, size_t errlen);
 
 #endif

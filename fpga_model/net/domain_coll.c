@@ -1,0 +1,260 @@
+/*
+ * Collectives over the domains of a split network (net/domain.h): the
+ * partner port (hw/ports.h) across domains, and the run of windows of one
+ * active cycle.
+ *
+ * An engine reads a partner's progress as it was when the cycle began
+ * (hw/ccm_partner.c).  Here a partner of another domain is read from a
+ * copy (mf_dom_view_t) that the partner's domain brought up to date after
+ * the last window, which was that one cycle: the same value.  What an
+ * engine does to another -- credits returned, a wake-up -- takes effect
+ * in a later cycle, so it crosses as a message at the window's end.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/ccm.h"
+#include "net/domain_int.h"
+#include "net/network.h"
+
+enum { NO_TAG = 255 };
+
+static const mf_dom_view_t fresh; /* an engine before its first call */
+
+static int remote(const mf_dom_t *d, int rank) { return d->eng_dom[rank] != d->ops.self; }
+
+/* Engine rank's view on every context, allocated on first use (NULL: out
+ * of memory). */
+static mf_dom_view_t *views(mf_dom_t *d, int rank)
+{
+    if (!d->view[rank])
+        d->view[rank] = calloc(MF_MAX_CTX, sizeof **d->view);
+    return d->view[rank];
+}
+
+/* ---- the partner port across domains (ctx: the network) ------------------ */
+
+static uint64_t dom_taken(void *ctx, int rank, unsigned cctx, uint32_t seq, unsigned tag,
+                          uint64_t now)
+{
+    mf_net_t *n = ctx;
+    const mf_dom_t *d = n->dom;
+    if (!remote(d, rank))
+        return mf_engines_taken(n->eng, rank, cctx, seq, tag, now);
+    const mf_dom_view_t *v = d->view[rank] ? &d->view[rank][cctx] : &fresh;
+    /* mf_engines_taken's reading of the partner's seq and running call */
+    if (v->seq > seq || (v->seq == seq && !v->running))
+        return MF_TAKEN_ALL;
+    if (v->seq < seq)
+        return 0;
+    return v->out[tag];
+}
+
+static void send_engine(mf_net_t *n, int kind, int rank, uint32_t state, uint64_t cycle)
+{
+    mf_dom_msg_t *m = mf_dom_slot(n->dom);
+    if (m)
+        *m = (mf_dom_msg_t){.kind = (uint32_t)kind, .to = (uint32_t)n->dom->eng_dom[rank],
+                            .id = (uint32_t)rank, .state = state, .cycle = cycle};
+}
+
+static void dom_returned(void *ctx, int rank, unsigned bit, uint64_t now)
+{
+    mf_net_t *n = ctx;
+    if (remote(n->dom, rank))
+        send_engine(n, MF_DOM_RETURNED, rank, bit, now + 1); /* it counts from now + 1 */
+    else
+        mf_engines_returned(n->eng, rank, bit, now);
+}
+
+static void dom_wake(void *ctx, int rank, uint64_t at)
+{
+    mf_net_t *n = ctx;
+    if (remote(n->dom, rank))
+        send_engine(n, MF_DOM_WAKE, rank, 0, at);
+    else
+        mf_engines_wake(n->eng, rank, at);
+}
+
+static int dom_post_agg(void *ctx, int rank, const mf_coll_t *from, uint64_t at)
+{
+    mf_net_t *n = ctx;
+    if (!remote(n->dom, rank))
+        return mf_engines_post_agg(n->eng, rank, from, at);
+    mf_dom_fail(n, "a fat tree's aggregation engine is in another domain: the fat tree's "
+                   "collectives cannot run split");
+    return 0;
+}
+
+int mf_dom_engines_attach(mf_net_t *n, mf_dom_t *d)
+{
+    d->eng_dom = malloc((size_t)n->neng * sizeof *d->eng_dom);
+    d->mine = malloc((size_t)n->neng * sizeof *d->mine);
+    d->sent_running = calloc((size_t)n->neng, sizeof *d->sent_running);
+    d->view = calloc((size_t)n->neng, sizeof *d->view);
+    if (!d->eng_dom || !d->mine || !d->sent_running || !d->view)
+        return -1;
+    for (int g = 0; g < n->neng; g++) {
+        d->eng_dom[g] = d->sw_dom[mf_rank_switch(n, g)];
+        if (d->eng_dom[g] == d->ops.self)
+            d->mine[d->nmine++] = g;
+    }
+    /* the CCMs hold a pointer to n->partners (hw/switch.c) */
+    n->partners = (mf_partner_port_t){dom_taken, dom_returned, dom_wake, dom_post_agg, n};
+    return 0;
+}
+
+void mf_dom_engines_free(mf_dom_t *d)
+{
+    for (int g = 0; d->view && d->net && g < d->net->neng; g++)
+        free(d->view[g]);
+    free(d->view);
+    free(d->sent_running);
+    free(d->mine);
+    free(d->eng_dom);
+}
+
+/* ---- what crosses at a window's end ---------------------------------------- */
+
+/* Engine rank's view on ctx, changed: to every other domain. */
+static void send_view(mf_net_t *n, int rank, int ctx, const mf_dom_view_t *v, unsigned tag,
+                      uint64_t end)
+{
+    mf_dom_t *d = n->dom;
+    for (int to = 0; to < d->ops.ndomains; to++) {
+        mf_dom_msg_t *m = to == d->ops.self ? NULL : mf_dom_slot(d);
+        if (m)
+            *m = (mf_dom_msg_t){.kind = MF_DOM_VIEW, .to = (uint32_t)to, .id = (uint32_t)rank,
+                                .state = (uint32_t)ctx | (v->running ? 1u << 8 : 0) | tag << 16,
+                                .sent = v->seq, .tail_fx = tag == NO_TAG ? 0 : v->out[tag],
+                                .cycle = end};
+    }
+}
+
+/* Engine e's state on ctx against what was last sent of it. */
+static void publish_ctx(mf_net_t *n, const mf_engine_t *e, int ctx, mf_dom_view_t *sent,
+                        uint64_t end)
+{
+    const mf_coll_t *c = e->cur[ctx];
+    mf_dom_view_t *v = &sent[ctx];
+    if (v->seq != e->seq[ctx] || v->running != (c != NULL)) {
+        *v = (mf_dom_view_t){.seq = e->seq[ctx], .running = c != NULL};
+        send_view(n, e->grank, ctx, v, NO_TAG, end);
+    }
+    for (unsigned tag = 0; c && tag < 32; tag++) {
+        int s = c->tag_stream[tag];
+        if (s >= 0 && c->st[s].out != v->out[tag]) {
+            v->out[tag] = c->st[s].out;
+            send_view(n, e->grank, ctx, v, tag, end);
+        }
+    }
+}
+
+void mf_dom_publish(mf_net_t *n, uint64_t end)
+{
+    mf_dom_t *d = n->dom;
+    if (!d->coll)
+        return; /* synthetic traffic: no engine runs */
+    for (int i = 0; i < d->nmine; i++) {
+        int g = d->mine[i];
+        mf_engine_t *e = &n->eng[g];
+        uint32_t ctxs = e->running | e->changed | d->sent_running[g];
+        e->changed = 0;
+        if (!ctxs)
+            continue;
+        mf_dom_view_t *sent = views(d, g);
+        if (!sent) {
+            mf_dom_fail(n, "out of memory for the copies of the engines");
+            return;
+        }
+        for (; ctxs; ctxs &= ctxs - 1)
+            publish_ctx(n, e, __builtin_ctz(ctxs), sent, end);
+        d->sent_running[g] = e->running;
+    }
+}
+
+int mf_dom_take_engine_msg(mf_net_t *n, const mf_dom_msg_t *m)
+{
+    int rank = (int)m->id;
+    if (rank >= n->neng)
+        return 0;
+    if (m->kind == MF_DOM_RETURNED) {
+        mf_engines_returned(n->eng, rank, m->state, m->cycle - 1);
+        return 0;
+    }
+    if (m->kind == MF_DOM_WAKE) {
+        mf_engines_wake(n->eng, rank, m->cycle);
+        return 0;
+    }
+    mf_dom_view_t *all = views(n->dom, rank);
+    if (!all)
+        return -1;
+    mf_dom_view_t *v = &all[m->state & 0xff];
+    uint32_t running = m->state >> 8 & 1, tag = m->state >> 16 & 0xff;
+    /* a new call, or the end of one: its streams start from nothing (a
+     * view and a stream's count of the same window commute) */
+    if (v->seq != m->sent || v->running != running)
+        *v = (mf_dom_view_t){.seq = (uint32_t)m->sent, .running = running};
+    if (tag != NO_TAG)
+        v->out[tag] = m->tail_fx;
+    return 0;
+}
+
+/* ---- the run --------------------------------------------------------------- */
+
+/* The domains' failure, the watchdog or a stall: err, -1. */
+static int run_failed(mf_net_t *n, uint64_t failed_dom, char *err, size_t errlen)
+{
+    if (n->failed)
+        snprintf(err, errlen, "%s", n->err);
+    else
+        snprintf(err, errlen, "domain %llu of the network failed (its message is above)",
+                 (unsigned long long)failed_dom - 1);
+    return -1;
+}
+
+int mf_dom_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
+{
+    enum { NEXT, FAILED, PENDING, ENTRY, MOVED, NOW, NV };
+    static const int op[NV] = {MF_DOM_MIN, MF_DOM_MAX, MF_DOM_SUM, MF_DOM_MAX, MF_DOM_MAX,
+                               MF_DOM_MAX};
+    /* the watchdog's clock over all domains: cycles in which one of them
+     * ran (every domain steps the same cycles), the last that moved data */
+    uint64_t active = 0, progress = 0, end = n->sim.now;
+    int stepped = 0;
+    n->dom->coll = 1;
+    for (;;) {
+        if (mf_dom_exchange(n, end, err, errlen))
+            return -1; /* the exchange's own failure: it stops the job */
+        uint64_t v[NV] = {mf_sim_next(&n->sim), n->failed ? 1 + (uint64_t)mf_dom_self(n) : 0,
+                          n->pending, n->last_entry,
+                          stepped && n->progress_at != MF_NEVER, n->sim.now};
+        if (mf_dom_reduce(n, v, op, NV, err, errlen))
+            return -1;
+        if (v[FAILED])
+            return run_failed(n, v[FAILED], err, errlen);
+        if (stepped) {
+            if (v[MOVED])
+                progress = active;
+            active++;
+        }
+        n->sim.now = v[NOW];
+        if (n->watchdog && v[PENDING] && v[NOW] >= v[ENTRY] && active - progress > n->watchdog) {
+            mf_net_watchdog_msg(n, err, errlen);
+            return -1;
+        }
+        if (v[NEXT] == MF_NEVER)
+            return v[PENDING] ? mf_net_stall_msg(n, v[PENDING], err, errlen) : 0;
+        if (v[NEXT] > until) {
+            n->sim.now = until;
+            return 1;
+        }
+        /* every domain runs cycle v[NEXT], with or without work of its own */
+        stepped = 1;
+        n->progress_at = MF_NEVER; /* a block that moves data sets it (hw/switch.c) */
+        if (mf_sim_next(&n->sim) == v[NEXT] && mf_sim_step(&n->sim) < 0)
+            mf_dom_fail(n, "out of memory in the cycle engine");
+        end = v[NEXT] + 1;
+    }
+}

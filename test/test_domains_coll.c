@@ -1,0 +1,203 @@
+/*
+ * Collectives over a network split into domains (net/domain_coll.c),
+ * without MPI (test/dom_hub.c): every domain must end with the unsplit
+ * network's figures -- every rank's completion cycle, the spread, where
+ * the run ends -- for any K and any partition, in mf_coll_once's single
+ * call, the repeated loop with its fast path, and the OSU loop.  What
+ * cannot cross (a fat tree's aggregation engines, a packet with data)
+ * fails the run on every domain with a message, and no domain hangs.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/run.h"
+#include "dom_hub.h"
+#include "net/network.h"
+#include "net/topo.h"
+#include "params/params.h"
+#include "tap.h"
+
+enum { SINGLE, LOOP, OSU };
+
+typedef struct {
+    const char *topo;
+    mf_opcode_t opc;
+    uint64_t bytes;
+    int how;       /* SINGLE, LOOP or OSU */
+    int data;      /* send real (non-zero) data */
+} case_t;
+
+/* What a run ends with, on one domain. */
+typedef struct {
+    mf_coll_timing_t t;
+    uint64_t lat[64], now;
+    int simulated;
+} result_t;
+
+typedef struct {
+    hub_member_t m; /* first: the ops' ctx */
+    const case_t *c;
+    const mf_params_t *p;
+    const mf_topo_t *t;
+    result_t res;
+    int rc;
+    char err[256];
+} dom_t;
+
+static int run_case(mf_net_t *n, const case_t *c, result_t *r, char *err, size_t len)
+{
+    int P = mf_net_nranks(n), members[64];
+    for (int i = 0; i < P; i++)
+        members[i] = i;
+    mf_coll_spec_t s = {.opc = c->opc, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .bytes = c->bytes};
+    mf_buf_t *send = NULL;
+    double *vals = NULL;
+    if (c->data) { /* ones everywhere: packets that carry data */
+        size_t cnt = c->bytes / sizeof(double);
+        send = calloc((size_t)P, sizeof *send);
+        vals = malloc(cnt * sizeof *vals);
+        if (!send || !vals)
+            abort();
+        for (size_t i = 0; i < cnt; i++)
+            vals[i] = 1.0;
+        for (int i = 0; i < P; i++)
+            send[i] = (mf_buf_t){.base = vals, .len = c->bytes};
+    }
+    int rc = mf_comm_setup(n, 0, P, members, err, len);
+    if (!rc && c->how == SINGLE)
+        rc = mf_coll_once(n, &s, P, members, send, NULL, mf_net_now(n), r->lat, &r->t, err, len);
+    else if (!rc && c->how == LOOP)
+        rc = mf_coll_loop(n, &s, P, members, 20, 1, &r->t, &r->simulated, err, len);
+    else if (!rc)
+        rc = mf_coll_loop_osu(n, &s, P, members, 3, 1, &r->t, err, len);
+    r->now = mf_net_now(n);
+    free(send);
+    free(vals);
+    return rc;
+}
+
+static void *run_domain(void *arg)
+{
+    dom_t *d = arg;
+    mf_net_t *n = mf_net_create(d->p, d->t, d->err, sizeof d->err);
+    if (!n)
+        abort(); /* the others would wait at the barrier */
+    mf_dom_ops_t ops = hub_ops(&d->m);
+    if (d->m.hub->k > 1 && mf_dom_attach(n, &ops, &d->m.hub->part, d->err, sizeof d->err))
+        abort();
+    d->rc = run_case(n, d->c, &d->res, d->err, sizeof d->err);
+    mf_net_destroy(n);
+    return NULL;
+}
+
+static int same(const result_t *a, const result_t *b)
+{
+    return a->t.avg_us == b->t.avg_us && a->t.min_us == b->t.min_us &&
+           a->t.max_us == b->t.max_us && a->t.end == b->t.end &&
+           a->t.max_cycles == b->t.max_cycles && a->now == b->now &&
+           a->simulated == b->simulated && !memcmp(a->lat, b->lat, sizeof a->lat);
+}
+
+/* Case c over k domains split as partition says: 0 with every domain's
+ * figures the same (domain 0's in *r); -1 with the messages in diag, or
+ * with the first domain's message in err. */
+static int run_split(const case_t *c, int k, const char *partition, result_t *r, char *err,
+                     size_t len, size_t *crossed)
+{
+    mf_params_t p;
+    mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
+    mf_topo_t t;
+    hub_t hub;
+    if (mf_params_load("u280", &p, err, len) || mf_topo_parse(c->topo, &spec, err, len) ||
+        hub_init(&hub, k, partition, err, len))
+        return -1;
+    int nodes = spec.kind == MF_TOPO_TORUS ? spec.x * spec.y * spec.z : 16;
+    spec.oversub = spec.oversub ? spec.oversub : (int)p.oversub;
+    if (mf_topo_build(&spec, nodes, 1, &t, err, len)) {
+        hub_fini(&hub);
+        return -1;
+    }
+    dom_t d[HUB_MAXK];
+    pthread_t th[HUB_MAXK];
+    for (int i = 0; i < k; i++) {
+        d[i] = (dom_t){.m = {&hub, i}, .c = c, .p = &p, .t = &t};
+        pthread_create(&th[i], NULL, run_domain, &d[i]);
+    }
+    int rc = 0;
+    err[0] = 0;
+    for (int i = 0; i < k; i++) {
+        pthread_join(th[i], NULL);
+        if (d[i].rc) { /* every domain's message, " / " between */
+            size_t at = strlen(err);
+            snprintf(err + at, len - at, "%s%s", at ? " / " : "", d[i].err);
+            rc = -1;
+        } else if (i && !same(&d[i].res, &d[0].res)) {
+            snprintf(err, len, "domain %d of %d ends with other figures than domain 0", i, k);
+            rc = -1;
+        }
+    }
+    *r = d[0].res;
+    if (crossed)
+        *crossed = hub.exchanged;
+    hub_fini(&hub);
+    mf_topo_free(&t);
+    return rc;
+}
+
+static const char *how_name(int how)
+{
+    return how == SINGLE ? "one call" : how == LOOP ? "loop" : "OSU loop";
+}
+
+int main(void)
+{
+    static const case_t cases[] = {
+        {"torus:4x4x4", MF_OPC_ALLREDUCE, 262144, SINGLE, 0}, /* Rabenseifner: credits bind */
+        {"torus:4x4x4", MF_OPC_ALLREDUCE, 8, LOOP, 0},          /* recursive doubling, fast path */
+        {"torus:4x4x2", MF_OPC_BCAST, 65536, SINGLE, 0},
+        {"torus:4x4x2", MF_OPC_REDUCE_SCATTER, 262144, SINGLE, 0},
+        {"torus:4x2x2", MF_OPC_ALLGATHER, 16384, OSU, 0},
+        {"torus:4x4x2", MF_OPC_REDUCE, 65536, SINGLE, 0},
+    };
+    static const struct {
+        int k;
+        const char *part;
+    } splits[] = {{2, "range"}, {3, "cyclic"}, {4, "random:5"}};
+    char err[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const case_t *c = &cases[i];
+        result_t one, split;
+        size_t crossed = 0;
+        if (run_split(c, 1, "range", &one, err, sizeof err, NULL)) {
+            ok(0, "%s %s %llu B unsplit: %s", c->topo, mf_opcode_name(c->opc),
+               (unsigned long long)c->bytes, err);
+            continue;
+        }
+        for (size_t s = 0; s < sizeof splits / sizeof splits[0]; s++) {
+            int rc = run_split(c, splits[s].k, splits[s].part, &split, err, sizeof err, &crossed);
+            ok(!rc && same(&split, &one) && crossed > 0,
+               "%s %s %llu B, %s, over %d domains (%s): the unsplit figures (avg %.3f us, "
+               "end at cycle %llu), %zu messages crossed%s%s",
+               c->topo, mf_opcode_name(c->opc), (unsigned long long)c->bytes, how_name(c->how),
+               splits[s].k, splits[s].part, split.t.avg_us, (unsigned long long)split.t.end,
+               crossed, rc ? ": " : "", rc ? err : "");
+        }
+    }
+    /* what cannot cross fails every domain's run, with a message */
+    static const struct {
+        case_t c;
+        const char *says;
+    } refused[] = {
+        {{"fattree:8", MF_OPC_ALLREDUCE, 4096, SINGLE, 0}, "aggregation engine"},
+        {{"torus:4x2x2", MF_OPC_ALLREDUCE, 4096, SINGLE, 1}, "packet with data"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        result_t r;
+        int rc = run_split(&refused[i].c, 2, "range", &r, err, sizeof err, NULL);
+        ok(rc && strstr(err, refused[i].says), "%s %s split in two: refused (%s)",
+           refused[i].c.topo, refused[i].c.data ? "with data" : "without data", err);
+    }
+    return tap_done();
+}

@@ -55,16 +55,19 @@ static void usage(FILE *f)
             "threads: the switches of each cycle are shared among N threads (default: the\n"
             "         cores available, at most one per 64 switches; MPIFPGA_THREADS); every\n"
             "         figure is the same for any N\n"
-            "mpiexec -n K mpifpga-sim ...: the sweep's sizes spread over K processes; the same\n"
-            "         output (every size runs on a new network); one size is no faster; the\n"
-            "         default threads: each node's cores shared among its processes\n"
+            "mpiexec -n K mpifpga-sim ...: the same output; the default threads: each node's\n"
+            "         cores shared among its processes.  A sweep's sizes spread over the K\n"
+            "         processes (every size runs on a new network); one size, or every size\n"
+            "         with MPIFPGA_SPLIT=switches, runs on a network whose switches are split\n"
+            "         among them, exchanging after every active cycle (a torus, without\n"
+            "         --baseline, --analytic; MPIFPGA_SPLIT=sizes: one size runs whole)\n"
             "mpiexec -n K mpifpga-sim --traffic ...: the network's switches split among K\n"
-            "         processes, exchanging at the link-latency lookahead; the same figures\n"
-            "         for any K and any partition (MPIFPGA_PARTITION: range, the default,\n"
-            "         cyclic or random[:SEED])\n");
+            "         processes, exchanging at the link-latency lookahead\n"
+            "split:   the same figures for any K and any partition (MPIFPGA_PARTITION:\n"
+            "         range, the default, cyclic or random[:SEED])\n");
 }
 
-__attribute__((noreturn, format(printf, 1, 2))) static void die2(const char *fmt, ...)
+void die2(const char *fmt, ...)
 {
     va_list ap;
     if (sim_mpi_rank() == 0) { /* under mpiexec every rank stops here: one message */
@@ -279,25 +282,6 @@ static mf_net_t *setup(const opts_t *o, mf_params_t *p, mf_topo_t *t)
 
 static int default_iters(uint64_t bytes) { return bytes > 8192 ? 100 : 1000; } /* OSU defaults */
 
-/* Under mpiexec -n K with the switches split (--traffic, MPIFPGA_SPLIT):
- * this process simulates its K-th of n's switches (net/domain.h).  1 if
- * split, 0 without MPI. */
-static int split_net(mf_net_t *n)
-{
-    char err[256];
-    mf_dom_ops_t ops;
-    mf_dom_partition_t part;
-    if (sim_mpi_domain_ops(&ops))
-        return 0;
-    if (mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, sizeof err))
-        die2("%s", err); /* the same on every rank: one message, exit 2 */
-    if (mf_dom_attach(n, &ops, &part, err, sizeof err)) {
-        fprintf(stderr, "mpifpga-sim: %s\n", err);
-        sim_mpi_abort(1); /* the others would wait in the first exchange */
-    }
-    return 1;
-}
-
 /* A sweep under mpiexec -n K: every process runs every size on its part
  * of the switches (MPIFPGA_SPLIT=switches, or auto with one size), or
  * each size runs whole on one process (sizes, or auto with more). */
@@ -371,7 +355,7 @@ static void sweep_net(sweep_t *w)
     }
     w->n = setup(w->o, &w->p, &w->t);
     if (split_switches)
-        split_net(w->n);
+        sim_split_net(w->n);
     w->used = 0;
     w->P = mf_net_nranks(w->n);
     if (w->o->root >= w->P)
@@ -500,7 +484,7 @@ static int run_traffic(const opts_t *o)
                             .drain_limit = 10 * o->cycles, .seed = p.seed};
     mf_traffic_result_t r;
     /* under mpiexec -n K: each process simulates a K-th of the switches */
-    int split = split_net(n);
+    int split = sim_split_net(n);
     int rc = mf_traffic_run(n, &cfg, &r, err, sizeof err);
     mf_topo_describe(&t, topo, sizeof topo);
     if (rc) {
@@ -549,27 +533,6 @@ static int run_traffic(const opts_t *o)
     return rc ? 1 : 0;
 }
 
-/* MPIFPGA_SPLIT for a sweep of npts sizes under mpiexec: 1 to split the
- * switches.  What cannot run split (net/domain.h) keeps the whole network
- * in one process: an error if asked for by name. */
-static int sweep_split_mode(const opts_t *o, int npts)
-{
-    const char *s = getenv("MPIFPGA_SPLIT");
-    if (s && *s && strcmp(s, "auto") && strcmp(s, "sizes") && strcmp(s, "switches"))
-        die2("MPIFPGA_SPLIT='%s': expected auto (the default), sizes or switches", s);
-    int asked = s && !strcmp(s, "switches");
-    if (!asked && !(npts == 1 && !(s && !strcmp(s, "sizes"))))
-        return 0;
-    const char *cannot = o->topo && !strncmp(o->topo, "fattree", 7) ? "a fat tree"
-                         : o->baseline                             ? "--baseline"
-                         : o->analytic                             ? "--analytic"
-                                                                   : NULL;
-    if (cannot && asked)
-        die2("MPIFPGA_SPLIT=switches: %s cannot run split (a split network runs the "
-             "offloaded calls of a torus only); use MPIFPGA_SPLIT=sizes", cannot);
-    return !cannot;
-}
-
 int main(int argc, char **argv)
 {
     mf_model_prefer_hugepages(); /* before the networks' allocations */
@@ -582,7 +545,7 @@ int main(int argc, char **argv)
     if (k != 1) {
         uint64_t sizes[64];
         int npts = o.have_traffic ? 1 : sweep_sizes(&o, mf_elem_bytes(o.op, o.dtype), sizes);
-        split_switches = !o.have_traffic && sweep_split_mode(&o, npts);
+        split_switches = !o.have_traffic && sim_split_mode(&o, npts);
         if (npts > 1 || k < 0 || o.have_traffic || split_switches) /* traffic: the switches spread */
             sim_mpi_start(&argc, &argv);
         else if (sim_mpi_rank() != 0)

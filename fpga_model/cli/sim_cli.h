@@ -44,6 +44,15 @@ typedef struct {
     mf_loggp_bcast_t eq;
 } row_t;
 
+/* A bad argument: one message (from rank 0 under mpiexec), exit 2. */
+__attribute__((noreturn, format(printf, 1, 2))) void die2(const char *fmt, ...);
+
+/* sim_split.c: under mpiexec, n's switches split among the processes
+ * (1), or not without MPI (0); MPIFPGA_SPLIT for a sweep of npts sizes
+ * (1: split the switches of each size's network). */
+int sim_split_net(mf_net_t *n);
+int sim_split_mode(const opts_t *o, int npts);
+
 /* The sweep's rows as table, csv or json on stdout. */
 void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, int nrows);
 

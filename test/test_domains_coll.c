@@ -3,7 +3,8 @@
  * without MPI (test/dom_hub.c): every domain must end with the unsplit
  * network's figures -- every rank's completion cycle, the spread, where
  * the run ends -- for any K and any partition, in mf_coll_once's single
- * call, the repeated loop with its fast path, and the OSU loop.  What
+ * call, the repeated loop with its fast path, and the OSU loop, with
+ * windows small enough that credits bind call after call.  What
  * cannot cross (a fat tree's aggregation engines, a packet with data)
  * fails the run on every domain with a message, and no domain hangs.
  */
@@ -20,6 +21,7 @@
 #include "tap.h"
 
 enum { SINGLE, LOOP, OSU };
+enum { WATCHDOG = 200 }; /* active cycles without data moved */
 
 typedef struct {
     const char *topo;
@@ -27,6 +29,7 @@ typedef struct {
     uint64_t bytes;
     int how;       /* SINGLE, LOOP or OSU */
     int data;      /* send real (non-zero) data */
+    uint32_t fifo; /* the engines' input FIFO, the credit window (0: u280's) */
 } case_t;
 
 /* What a run ends with, on one domain. */
@@ -87,6 +90,9 @@ static void *run_domain(void *arg)
     mf_dom_ops_t ops = hub_ops(&d->m);
     if (d->m.hub->k > 1 && mf_dom_attach(n, &ops, &d->m.hub->part, d->err, sizeof d->err))
         abort();
+    /* the watchdog counts over all domains: a short one must not fire in
+     * a split run that does not fire unsplit */
+    mf_net_set_watchdog(n, WATCHDOG);
     d->rc = run_case(n, d->c, &d->res, d->err, sizeof d->err);
     mf_net_destroy(n);
     return NULL;
@@ -113,6 +119,8 @@ static int run_split(const case_t *c, int k, const char *partition, result_t *r,
     if (mf_params_load("u280", &p, err, len) || mf_topo_parse(c->topo, &spec, err, len) ||
         hub_init(&hub, k, partition, err, len))
         return -1;
+    if (c->fifo)
+        p.input_fifo_bytes = c->fifo;
     int nodes = spec.kind == MF_TOPO_TORUS ? spec.x * spec.y * spec.z : 16;
     spec.oversub = spec.oversub ? spec.oversub : (int)p.oversub;
     if (mf_topo_build(&spec, nodes, 1, &t, err, len)) {
@@ -154,12 +162,13 @@ static const char *how_name(int how)
 int main(void)
 {
     static const case_t cases[] = {
-        {"torus:4x4x4", MF_OPC_ALLREDUCE, 262144, SINGLE, 0}, /* Rabenseifner: credits bind */
-        {"torus:4x4x4", MF_OPC_ALLREDUCE, 8, LOOP, 0},          /* recursive doubling, fast path */
-        {"torus:4x4x2", MF_OPC_BCAST, 65536, SINGLE, 0},
-        {"torus:4x4x2", MF_OPC_REDUCE_SCATTER, 262144, SINGLE, 0},
-        {"torus:4x2x2", MF_OPC_ALLGATHER, 16384, OSU, 0},
-        {"torus:4x4x2", MF_OPC_REDUCE, 65536, SINGLE, 0},
+        {"torus:4x4x4", MF_OPC_ALLREDUCE, 131072, SINGLE, 0, 0}, /* Rabenseifner: credits bind */
+        {"torus:4x4x4", MF_OPC_ALLREDUCE, 8, LOOP, 0, 0},          /* recursive doubling, fast path */
+        {"torus:4x2x2", MF_OPC_ALLREDUCE, 32768, LOOP, 0, 1024}, /* credits bind, call after call */
+        {"torus:4x4x2", MF_OPC_BCAST, 65536, SINGLE, 0, 0},
+        {"torus:4x4x2", MF_OPC_REDUCE_SCATTER, 262144, SINGLE, 0, 0},
+        {"torus:4x2x2", MF_OPC_ALLGATHER, 4096, OSU, 0, 0},
+        {"torus:4x4x2", MF_OPC_REDUCE, 65536, SINGLE, 0, 0},
     };
     static const struct {
         int k;
@@ -190,8 +199,8 @@ int main(void)
         case_t c;
         const char *says;
     } refused[] = {
-        {{"fattree:8", MF_OPC_ALLREDUCE, 4096, SINGLE, 0}, "aggregation engine"},
-        {{"torus:4x2x2", MF_OPC_ALLREDUCE, 4096, SINGLE, 1}, "packet with data"},
+        {{"fattree:8", MF_OPC_ALLREDUCE, 4096, SINGLE, 0, 0}, "aggregation engine"},
+        {{"torus:4x2x2", MF_OPC_ALLREDUCE, 4096, SINGLE, 1, 0}, "packet with data"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         result_t r;

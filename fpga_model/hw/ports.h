@@ -179,6 +179,8 @@ typedef struct {
     uint64_t bytes, peak;
     mf_wake_port_t wake;
     mf_fault_port_t fault;
+    int note_moved;    /* a split network: mark each call's NET streams whose
+                        * out moved (mf_coll_t.net_moved, net/domain_coll.c) */
 } mf_stream_pool_t;
 
 static inline void mf_stream_account(mf_stream_pool_t *p, int64_t delta)
@@ -214,6 +216,7 @@ static inline uint64_t mf_stream_next_ready(const mf_stream_t *st)
     return st->seg_head != st->seg_tail ? st->seg[st->seg_head & (st->seg_cap - 1)].ready
                                         : MF_NEVER;
 }
+static inline void mf_stream_note_moved(mf_stream_t *st); /* below mf_coll_t */
 /* out += n; on a NET stream keeping out as the cycle began (out_prev). */
 static inline void mf_stream_out_add(const mf_stream_pool_t *p, mf_stream_t *st, uint64_t n)
 {
@@ -223,6 +226,8 @@ static inline void mf_stream_out_add(const mf_stream_pool_t *p, mf_stream_t *st,
             __atomic_store_n(&st->out_prev, st->out, __ATOMIC_RELAXED);
             __atomic_store_n(&st->out_at, now, __ATOMIC_RELEASE);
             __atomic_thread_fence(__ATOMIC_RELEASE);
+            if (p->note_moved)
+                mf_stream_note_moved(st);
         }
     }
     __atomic_store_n(&st->out, st->out + n, __ATOMIC_RELAXED);
@@ -337,12 +342,19 @@ typedef struct mf_coll {
     /* the rest */
     mf_coll_req_t req;
     int16_t tag_stream[32]; /* NET stream per tag, -1 none */
+    uint32_t net_moved; /* tags whose NET stream's out moved since a split
+                         * network last looked (mf_stream_pool_t.note_moved) */
     struct mf_coll *next;
     uint32_t *counts;   /* owned copy of req.counts */
     int capst, capfl, capsk;
     int *rd_st, nrd;    /* those streams, in index order (dma.c) */
     uint64_t host_done; /* latest host-visible event (read or write landing) */
 } mf_coll_t;
+
+static inline void mf_stream_note_moved(mf_stream_t *st)
+{
+    st->call->net_moved |= 1u << st->tag;
+}
 
 /* ---- host port: the node's DMA over PCIe ------------------------------------ */
 

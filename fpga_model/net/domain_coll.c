@@ -100,6 +100,8 @@ int mf_dom_engines_attach(mf_net_t *n, mf_dom_t *d)
         if (d->eng_dom[g] == d->ops.self)
             d->mine[d->nmine++] = g;
     }
+    for (int s = 0; s < n->nsw; s++)
+        n->sw[s].streams.note_moved = 1;
     /* the CCMs hold a pointer to n->partners (hw/switch.c) */
     n->partners = (mf_partner_port_t){dom_taken, dom_returned, dom_wake, dom_post_agg, n};
     return 0;
@@ -117,61 +119,91 @@ void mf_dom_engines_free(mf_dom_t *d)
 
 /* ---- what crosses at a window's end ---------------------------------------- */
 
-/* Engine rank's view on ctx, changed: to every other domain. */
+/* Engine rank's view on ctx, changed: to domain `to` (-1: every other). */
 static void send_view(mf_net_t *n, int rank, int ctx, const mf_dom_view_t *v, unsigned tag,
-                      uint64_t end)
+                      int to, uint64_t end)
 {
     mf_dom_t *d = n->dom;
-    for (int to = 0; to < d->ops.ndomains; to++) {
-        mf_dom_msg_t *m = to == d->ops.self ? NULL : mf_dom_slot(d);
+    for (int i = to < 0 ? 0 : to; i < (to < 0 ? d->ops.ndomains : to + 1); i++) {
+        mf_dom_msg_t *m = i == d->ops.self ? NULL : mf_dom_slot(d);
         if (m)
-            *m = (mf_dom_msg_t){.kind = MF_DOM_VIEW, .to = (uint32_t)to, .id = (uint32_t)rank,
+            *m = (mf_dom_msg_t){.kind = MF_DOM_VIEW, .to = (uint32_t)i, .id = (uint32_t)rank,
                                 .state = (uint32_t)ctx | (v->running ? 1u << 8 : 0) | tag << 16,
                                 .sent = v->seq, .tail_fx = tag == NO_TAG ? 0 : v->out[tag],
                                 .cycle = end};
     }
 }
 
-/* Engine e's state on ctx against what was last sent of it. */
+/* Engine e's state on ctx against what was last sent of it.  A call's
+ * start and end go to every domain; a stream's count, where it moved, only
+ * to its sender's domain -- the sender is the one engine that reads it
+ * (hw/flow.c partner_consumed) -- if that is not this one. */
 static void publish_ctx(mf_net_t *n, const mf_engine_t *e, int ctx, mf_dom_view_t *sent,
                         uint64_t end)
 {
-    const mf_coll_t *c = e->cur[ctx];
+    const mf_dom_t *d = n->dom;
+    mf_coll_t *c = e->cur[ctx];
     mf_dom_view_t *v = &sent[ctx];
     if (v->seq != e->seq[ctx] || v->running != (c != NULL)) {
         *v = (mf_dom_view_t){.seq = e->seq[ctx], .running = c != NULL};
-        send_view(n, e->grank, ctx, v, NO_TAG, end);
+        send_view(n, e->grank, ctx, v, NO_TAG, -1, end);
     }
-    for (unsigned tag = 0; c && tag < 32; tag++) {
-        int s = c->tag_stream[tag];
-        if (s >= 0 && c->st[s].out != v->out[tag]) {
-            v->out[tag] = c->st[s].out;
-            send_view(n, e->grank, ctx, v, tag, end);
+    if (!c)
+        return;
+    for (uint32_t moved = c->net_moved; moved; moved &= moved - 1) {
+        unsigned tag = (unsigned)__builtin_ctz(moved);
+        const mf_stream_t *st = &c->st[c->tag_stream[tag]];
+        int to = d->eng_dom[st->src - 1]; /* bytes were taken: a packet came */
+        if (to != d->ops.self && st->out != v->out[tag]) {
+            v->out[tag] = st->out;
+            send_view(n, e->grank, ctx, v, tag, to, end);
         }
     }
+    c->net_moved = 0;
 }
 
+static void publish_engine(mf_net_t *n, mf_engine_t *e, uint64_t end)
+{
+    mf_dom_t *d = n->dom;
+    int g = e->grank;
+    uint32_t ctxs = e->running | e->changed | d->sent_running[g];
+    e->changed = 0;
+    if (!ctxs)
+        return;
+    mf_dom_view_t *sent = views(d, g);
+    if (!sent) {
+        mf_dom_fail(n, "out of memory for the copies of the engines");
+        return;
+    }
+    for (; ctxs; ctxs &= ctxs - 1)
+        publish_ctx(n, e, __builtin_ctz(ctxs), sent, end);
+    d->sent_running[g] = e->running;
+}
+
+/* An engine's state changes only when its switch runs (calls start and
+ * end there, its flows take bytes there), so after a window of one step
+ * the engines of the switches that ran are the ones to look at (the whole
+ * domain after calls were posted: d->look_all). */
 void mf_dom_publish(mf_net_t *n, uint64_t end)
 {
     mf_dom_t *d = n->dom;
     if (!d->coll)
         return; /* synthetic traffic: no engine runs */
-    for (int i = 0; i < d->nmine; i++) {
-        int g = d->mine[i];
-        mf_engine_t *e = &n->eng[g];
-        uint32_t ctxs = e->running | e->changed | d->sent_running[g];
-        e->changed = 0;
-        if (!ctxs)
-            continue;
-        mf_dom_view_t *sent = views(d, g);
-        if (!sent) {
-            mf_dom_fail(n, "out of memory for the copies of the engines");
-            return;
+    if (d->look_all) {
+        for (int i = 0; i < d->nmine; i++)
+            publish_engine(n, &n->eng[d->mine[i]], end);
+    } else if (n->sim.active_cycles != d->looked_at) {
+        for (size_t i = 0; i < n->sim.nrun; i++) {
+            mf_module_t *m = n->sim.run[i];
+            if ((void *)m < (void *)n->sw || (void *)m >= (void *)(n->sw + n->nsw))
+                continue; /* not a switch */
+            mf_switch_t *w = (mf_switch_t *)m; /* its first member */
+            for (int k = 0; k < w->nengines; k++)
+                publish_engine(n, w->eng[k], end);
         }
-        for (; ctxs; ctxs &= ctxs - 1)
-            publish_ctx(n, e, __builtin_ctz(ctxs), sent, end);
-        d->sent_running[g] = e->running;
     }
+    d->look_all = 0;
+    d->looked_at = n->sim.active_cycles;
 }
 
 int mf_dom_take_engine_msg(mf_net_t *n, const mf_dom_msg_t *m)
@@ -224,6 +256,7 @@ int mf_dom_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
     uint64_t active = 0, progress = 0, end = n->sim.now;
     int stepped = 0;
     n->dom->coll = 1;
+    n->dom->look_all = 1; /* calls were posted */
     for (;;) {
         if (mf_dom_exchange(n, end, err, errlen))
             return -1; /* the exchange's own failure: it stops the job */

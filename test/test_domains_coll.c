@@ -30,6 +30,7 @@ typedef struct {
     int how;       /* SINGLE, LOOP or OSU */
     int data;      /* send real (non-zero) data */
     uint32_t fifo; /* the engines' input FIFO, the credit window (0: u280's) */
+    int root;
 } case_t;
 
 /* What a run ends with, on one domain. */
@@ -54,7 +55,8 @@ static int run_case(mf_net_t *n, const case_t *c, result_t *r, char *err, size_t
     int P = mf_net_nranks(n), members[64];
     for (int i = 0; i < P; i++)
         members[i] = i;
-    mf_coll_spec_t s = {.opc = c->opc, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .bytes = c->bytes};
+    mf_coll_spec_t s = {.opc = c->opc, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .bytes = c->bytes,
+                        .root = c->root};
     mf_buf_t *send = NULL;
     double *vals = NULL;
     if (c->data) { /* ones everywhere: packets that carry data */
@@ -162,13 +164,13 @@ static const char *how_name(int how)
 int main(void)
 {
     static const case_t cases[] = {
-        {"torus:4x4x4", MF_OPC_ALLREDUCE, 131072, SINGLE, 0, 0}, /* Rabenseifner: credits bind */
-        {"torus:4x4x4", MF_OPC_ALLREDUCE, 8, LOOP, 0, 0},          /* recursive doubling, fast path */
-        {"torus:4x2x2", MF_OPC_ALLREDUCE, 32768, LOOP, 0, 1024}, /* credits bind, call after call */
-        {"torus:4x4x2", MF_OPC_BCAST, 65536, SINGLE, 0, 0},
-        {"torus:4x4x2", MF_OPC_REDUCE_SCATTER, 262144, SINGLE, 0, 0},
-        {"torus:4x2x2", MF_OPC_ALLGATHER, 4096, OSU, 0, 0},
-        {"torus:4x4x2", MF_OPC_REDUCE, 65536, SINGLE, 0, 0},
+        {"torus:4x4x4", MF_OPC_ALLREDUCE, 131072, SINGLE, 0, 0, 0}, /* Rabenseifner: credits bind */
+        {"torus:4x4x4", MF_OPC_ALLREDUCE, 8, LOOP, 0, 0, 0},          /* recursive doubling, fast path */
+        {"torus:4x2x2", MF_OPC_ALLREDUCE, 32768, LOOP, 0, 1024, 0}, /* credits bind, call after call */
+        {"torus:4x4x2", MF_OPC_BCAST, 65536, SINGLE, 0, 0, 0},
+        {"torus:4x4x2", MF_OPC_REDUCE_SCATTER, 262144, SINGLE, 0, 0, 0},
+        {"torus:4x2x2", MF_OPC_ALLGATHER, 4096, OSU, 0, 0, 0},
+        {"torus:4x4x2", MF_OPC_REDUCE, 65536, SINGLE, 0, 0, 0},
     };
     static const struct {
         int k;
@@ -199,14 +201,17 @@ int main(void)
         case_t c;
         const char *says;
     } refused[] = {
-        {{"fattree:8", MF_OPC_ALLREDUCE, 4096, SINGLE, 0, 0}, "aggregation engine"},
-        {{"torus:4x2x2", MF_OPC_ALLREDUCE, 4096, SINGLE, 1, 0}, "packet with data"},
+        {{"fattree:8", MF_OPC_ALLREDUCE, 4096, SINGLE, 0, 0, 0}, "aggregation engine"},
+        {{"torus:4x2x2", MF_OPC_ALLREDUCE, 4096, SINGLE, 1, 0, 0}, "packet with data"},
+        /* every member fails at its start: no domain waits for another */
+        {{"torus:4x2x2", MF_OPC_BCAST, 4096, SINGLE, 0, 0, 99}, "root 99 is not a rank"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         result_t r;
         int rc = run_split(&refused[i].c, 2, "range", &r, err, sizeof err, NULL);
-        ok(rc && strstr(err, refused[i].says), "%s %s split in two: refused (%s)",
-           refused[i].c.topo, refused[i].c.data ? "with data" : "without data", err);
+        ok(rc && strstr(err, refused[i].says), "%s %s %s split in two: refused (%s)",
+           refused[i].c.topo, mf_opcode_name(refused[i].c.opc),
+           refused[i].c.data ? "with data" : "without data", err);
     }
     return tap_done();
 }

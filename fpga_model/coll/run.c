@@ -106,7 +106,7 @@ static int gather_members(mf_net_t *n, int size, const int *members, uint64_t *c
         goto out;
     for (int i = 0; i < size; i++) {
         complete[i] = v[i];
-        if (v[size + i]) { /* a failure here has already returned */
+        if (v[size + i]) { /* the caller reports one of its own first */
             snprintf(err, len, "rank %d failed in another domain (its message is above)", i);
             goto out;
         }
@@ -162,11 +162,13 @@ static int post_run(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *m
             mf_net_dump(n, stderr);
         goto out;
     }
+    /* split: every domain takes part in the gathering, failed here or not */
+    int gathered = n->dom ? gather_members(n, size, members, complete, status, err, len) : 0;
     if (cerr[0]) {
         snprintf(err, len, "%s", cerr);
         goto out;
     }
-    if (n->dom && gather_members(n, size, members, complete, status, err, len))
+    if (gathered)
         goto out;
     rc = 0;
 out:

@@ -72,14 +72,14 @@ static void lazy_wait(MPI_Request *r)
     }
 }
 
-/* Finish a domain exchange's step started as *r.  MPICH polls while it
- * waits, which with a core per process is fastest, and its blocking calls
- * are faster than the nonblocking ones (2 against 6 us a window,
- * bench/domain_sync): uncrowded, the caller makes the blocking call and r
- * is NULL.  With more processes than cores a poller would hold the core
- * of the process it waits for until its time slice ends (16 ms a window),
- * so it yields between polls (40-60 us a window for 3-4 processes on 2
- * cores). */
+/* Finish a domain exchange's step started as *r, on a crowded node.  MPICH
+ * polls while it waits, which with a core per process is fastest, and its
+ * blocking calls are faster than the nonblocking ones (2 against 6 us a
+ * window, bench/domain_sync), so uncrowded the callers make the blocking
+ * calls instead.  With more processes than cores a poller would hold the
+ * core of the process it waits for until its time slice ends (16 ms a
+ * window), so here it yields between polls (40-65 us a window for 3-4
+ * processes on 2 cores). */
 static void sync_wait(MPI_Request *r)
 {
     for (int done = 0;;) {

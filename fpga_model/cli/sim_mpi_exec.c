@@ -36,18 +36,21 @@ void sim_mpi_start(int *argc, char ***argv)
         self[n] = '\0';
         slash = strrchr(self, '/');
     }
-    if ((slash && try_dir(self, (size_t)(slash - self), prog, sizeof prog)) ||
-        try_dir(PKGLIBEXECDIR, strlen(PKGLIBEXECDIR), prog, sizeof prog)) {
+    int found = (slash && try_dir(self, (size_t)(slash - self), prog, sizeof prog)) ||
+                try_dir(PKGLIBEXECDIR, strlen(PKGLIBEXECDIR), prog, sizeof prog);
+    if (found) {
         fflush(NULL);
         execv(prog, *argv);
-    } else {
-        errno = ENOENT;
-        snprintf(prog, sizeof prog, "%s (beside %s or in %s)", MPI_PROGRAM,
-                 slash ? self : "mpifpga-sim", PKGLIBEXECDIR);
     }
-    if (sim_mpi_env_rank() == 0)
+    if (sim_mpi_env_rank() != 0)
+        exit(1);
+    if (found)
         fprintf(stderr, "mpifpga-sim: under mpiexec a sweep runs as %s: %s; run it without "
                 "mpiexec, or reinstall mpifpga\n", prog, strerror(errno));
+    else
+        fprintf(stderr, "mpifpga-sim: under mpiexec a sweep runs as %s (beside %s or in %s): "
+                "%s; run it without mpiexec, or reinstall mpifpga\n", MPI_PROGRAM,
+                slash ? self : "mpifpga-sim", PKGLIBEXECDIR, strerror(ENOENT));
     exit(1);
 }
 

@@ -328,6 +328,21 @@ int mf_dom_exchange(mf_net_t *n, uint64_t end, char *err, size_t errlen)
     return 0;
 }
 
+uint64_t mf_dom_failed_vote(const mf_net_t *n)
+{
+    return n->failed ? 1 + (uint64_t)mf_dom_self(n) : 0;
+}
+
+int mf_dom_failure(const mf_net_t *n, uint64_t failed, char *err, size_t errlen)
+{
+    if (n->failed)
+        snprintf(err, errlen, "%s", n->err);
+    else
+        snprintf(err, errlen, "domain %llu of the network failed (its message is above)",
+                 (unsigned long long)failed - 1);
+    return -1;
+}
+
 int mf_dom_reduce(mf_net_t *n, uint64_t *v, const int *op, int nv, char *err, size_t errlen)
 {
     return n->dom ? n->dom->ops.reduce(n->dom->ops.ctx, v, op, nv, err, errlen) : 0;

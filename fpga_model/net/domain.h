@@ -123,6 +123,14 @@ int mf_dom_exchange(struct mf_net *n, uint64_t end, char *err, size_t errlen);
  * domains, windows of one active cycle: mf_net_run of a split network,
  * the same figures as the one-process run.  Every domain calls it. */
 int mf_dom_run(struct mf_net *n, uint64_t until, char *err, size_t errlen);
+/* Fail the run in this domain (the first message stays; any thread). */
+void mf_dom_fail(struct mf_net *n, const char *msg);
+/* A run's failure, shared by a reduction (MF_DOM_MAX) after each window:
+ * mf_dom_failed_vote is what this domain puts in (0: it has not failed;
+ * else 1 + its number), and mf_dom_failure turns the reduced value into
+ * the run's message (this domain's own, or which domain failed).  -1. */
+uint64_t mf_dom_failed_vote(const struct mf_net *n);
+int mf_dom_failure(const struct mf_net *n, uint64_t failed, char *err, size_t errlen);
 /* Combine values over the domains (mf_dom_ops_t.reduce); without domains,
  * nothing to do. */
 int mf_dom_reduce(struct mf_net *n, uint64_t *v, const int *op, int nv, char *err,

@@ -235,17 +235,6 @@ int mf_dom_take_engine_msg(mf_net_t *n, const mf_dom_msg_t *m)
 
 /* ---- the run --------------------------------------------------------------- */
 
-/* The domains' failure, the watchdog or a stall: err, -1. */
-static int run_failed(mf_net_t *n, uint64_t failed_dom, char *err, size_t errlen)
-{
-    if (n->failed)
-        snprintf(err, errlen, "%s", n->err);
-    else
-        snprintf(err, errlen, "domain %llu of the network failed (its message is above)",
-                 (unsigned long long)failed_dom - 1);
-    return -1;
-}
-
 int mf_dom_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
 {
     enum { NEXT, FAILED, PENDING, ENTRY, MOVED, NOW, NV };
@@ -260,13 +249,12 @@ int mf_dom_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
     for (;;) {
         if (mf_dom_exchange(n, end, err, errlen))
             return -1; /* the exchange's own failure: it stops the job */
-        uint64_t v[NV] = {mf_sim_next(&n->sim), n->failed ? 1 + (uint64_t)mf_dom_self(n) : 0,
-                          n->pending, n->last_entry,
+        uint64_t v[NV] = {mf_sim_next(&n->sim), mf_dom_failed_vote(n), n->pending, n->last_entry,
                           stepped && n->progress_at != MF_NEVER, n->sim.now};
         if (mf_dom_reduce(n, v, op, NV, err, errlen))
             return -1;
         if (v[FAILED])
-            return run_failed(n, v[FAILED], err, errlen);
+            return mf_dom_failure(n, v[FAILED], err, errlen);
         if (stepped) {
             if (v[MOVED])
                 progress = active;

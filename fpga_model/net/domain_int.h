@@ -48,8 +48,6 @@ struct mf_dom {
 /* A message slot in the calling thread's outbox (NULL: out of memory,
  * reported at the exchange). */
 mf_dom_msg_t *mf_dom_slot(mf_dom_t *d);
-/* Fail the run here (the first message stays). */
-void mf_dom_fail(struct mf_net *n, const char *msg);
 
 /* domain_coll.c: the engines' side, set up by mf_dom_attach (0 or -1: out
  * of memory), freed by mf_dom_free. */

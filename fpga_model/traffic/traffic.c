@@ -257,25 +257,16 @@ static int run_windows(gen_t *g, char *err, size_t errlen)
     for (uint64_t t = n->sim.now;;) {
         uint64_t end = t + lookahead < g->stop ? t + lookahead : g->stop;
         while (!n->failed && mf_sim_next(&n->sim) < end)
-            if (mf_sim_step(&n->sim) < 0) { /* the others learn it below */
-                snprintf(n->err, sizeof n->err, "out of memory in the cycle engine");
-                n->failed = 1;
-            }
+            if (mf_sim_step(&n->sim) < 0) /* the others learn it below */
+                mf_dom_fail(n, "out of memory in the cycle engine");
         /* every domain takes part in every exchange, failed or not */
         if (mf_dom_exchange(n, end, err, errlen))
             return -1; /* the exchange's own failure: it stops the job */
-        uint64_t v[NV] = {mf_sim_next(&n->sim), n->failed ? 1 + (uint64_t)mf_dom_self(n) : 0,
-                          g->measured, g->delivered};
+        uint64_t v[NV] = {mf_sim_next(&n->sim), mf_dom_failed_vote(n), g->measured, g->delivered};
         if (mf_dom_reduce(n, v, op, NV, err, errlen))
             return -1;
-        if (v[FAILED]) {
-            if (n->failed)
-                snprintf(err, errlen, "%s", n->err);
-            else
-                snprintf(err, errlen, "domain %llu of the network failed (its message is above)",
-                         (unsigned long long)v[FAILED] - 1);
-            return -1;
-        }
+        if (v[FAILED])
+            return mf_dom_failure(n, v[FAILED], err, errlen);
         if ((end >= g->win_hi && v[DELIV] >= v[MEAS]) || end >= g->stop || v[NEXT] == MF_NEVER)
             break;
         t = v[NEXT] > end ? v[NEXT] : end;

@@ -4,9 +4,11 @@
  * network's figures -- every rank's completion cycle, the spread, where
  * the run ends -- for any K and any partition, in mf_coll_once's single
  * call, the repeated loop with its fast path, and the OSU loop, with
- * windows small enough that credits bind call after call.  What
- * cannot cross (a fat tree's aggregation engines, a packet with data)
- * fails the run on every domain with a message, and no domain hangs.
+ * windows small enough that credits bind call after call.  Calls with
+ * data leave every rank's receive buffer as the unsplit run does, bit for
+ * bit (packets carry their payload across).  What cannot cross (a fat
+ * tree's aggregation engines) fails the run on every domain with a
+ * message, and no domain hangs.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -28,7 +30,7 @@ typedef struct {
     mf_opcode_t opc;
     uint64_t bytes;
     int how;       /* SINGLE, LOOP or OSU */
-    int data;      /* send real (non-zero) data */
+    int data;      /* send real data: rank r's element i is r + 1 + i / 4 */
     uint32_t fifo; /* the engines' input FIFO, the credit window (0: u280's) */
     int root;
 } case_t;
@@ -45,40 +47,64 @@ typedef struct {
     const case_t *c;
     const mf_params_t *p;
     const mf_topo_t *t;
+    double *recv; /* with data: P slices of RECV_CAP bytes, each filled by
+                   * the domain of its rank */
     result_t res;
     int rc;
     char err[256];
 } dom_t;
 
-static int run_case(mf_net_t *n, const case_t *c, result_t *r, char *err, size_t len)
+/* Receive room per rank: the largest result (an Allgather's P blocks). */
+static size_t recv_cap(const case_t *c, int P)
+{
+    return (size_t)c->bytes * (size_t)P;
+}
+
+/* With data: every rank's send buffer (rank r's element i r + 1 + i / 4,
+ * exact in double), and receive buffers into recv for the ranks of this
+ * domain; the others are not posted here.  0, or -1 out of memory. */
+static int make_bufs(mf_net_t *n, const case_t *c, int P, double *recv, mf_buf_t **send,
+                     mf_buf_t **rb, double **vals)
+{
+    size_t cnt = c->bytes / sizeof(double);
+    *send = calloc((size_t)P, sizeof **send);
+    *rb = calloc((size_t)P, sizeof **rb);
+    *vals = malloc((size_t)P * cnt * sizeof **vals + 1);
+    if (!*send || !*rb || !*vals)
+        return -1;
+    for (int r = 0; r < P; r++) {
+        for (size_t i = 0; i < cnt; i++)
+            (*vals)[(size_t)r * cnt + i] = r + 1 + (double)i / 4;
+        (*send)[r] = (mf_buf_t){.base = *vals + (size_t)r * cnt, .len = c->bytes};
+        if (mf_dom_local(n, mf_rank_switch(n, r)))
+            (*rb)[r] = (mf_buf_t){.base = (char *)recv + (size_t)r * recv_cap(c, P),
+                                  .len = recv_cap(c, P)};
+    }
+    return 0;
+}
+
+static int run_case(mf_net_t *n, const case_t *c, double *recv, result_t *r, char *err,
+                    size_t len)
 {
     int P = mf_net_nranks(n), members[64];
     for (int i = 0; i < P; i++)
         members[i] = i;
     mf_coll_spec_t s = {.opc = c->opc, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .bytes = c->bytes,
                         .root = c->root};
-    mf_buf_t *send = NULL;
+    mf_buf_t *send = NULL, *rb = NULL;
     double *vals = NULL;
-    if (c->data) { /* ones everywhere: packets that carry data */
-        size_t cnt = c->bytes / sizeof(double);
-        send = calloc((size_t)P, sizeof *send);
-        vals = malloc(cnt * sizeof *vals);
-        if (!send || !vals)
-            abort();
-        for (size_t i = 0; i < cnt; i++)
-            vals[i] = 1.0;
-        for (int i = 0; i < P; i++)
-            send[i] = (mf_buf_t){.base = vals, .len = c->bytes};
-    }
+    if (c->data && make_bufs(n, c, P, recv, &send, &rb, &vals))
+        abort();
     int rc = mf_comm_setup(n, 0, P, members, err, len);
     if (!rc && c->how == SINGLE)
-        rc = mf_coll_once(n, &s, P, members, send, NULL, mf_net_now(n), r->lat, &r->t, err, len);
+        rc = mf_coll_once(n, &s, P, members, send, rb, mf_net_now(n), r->lat, &r->t, err, len);
     else if (!rc && c->how == LOOP)
         rc = mf_coll_loop(n, &s, P, members, 20, 1, &r->t, &r->simulated, err, len);
     else if (!rc)
         rc = mf_coll_loop_osu(n, &s, P, members, 3, 1, &r->t, err, len);
     r->now = mf_net_now(n);
     free(send);
+    free(rb);
     free(vals);
     return rc;
 }
@@ -95,7 +121,7 @@ static void *run_domain(void *arg)
     /* the watchdog counts over all domains: a short one must not fire in
      * a split run that does not fire unsplit */
     mf_net_set_watchdog(n, WATCHDOG);
-    d->rc = run_case(n, d->c, &d->res, d->err, sizeof d->err);
+    d->rc = run_case(n, d->c, d->recv, &d->res, d->err, sizeof d->err);
     mf_net_destroy(n);
     return NULL;
 }
@@ -110,9 +136,10 @@ static int same(const result_t *a, const result_t *b)
 
 /* Case c over k domains split as partition says: 0 with every domain's
  * figures the same (domain 0's in *r); -1 with the messages in diag, or
- * with the first domain's message in err. */
+ * with the first domain's message in err.  With data, *recv gets every
+ * rank's receive buffer (P slices of recv_cap; the caller frees it). */
 static int run_split(const case_t *c, int k, const char *partition, result_t *r, char *err,
-                     size_t len, size_t *crossed)
+                     size_t len, size_t *crossed, double **recv)
 {
     mf_params_t p;
     mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
@@ -129,10 +156,13 @@ static int run_split(const case_t *c, int k, const char *partition, result_t *r,
         hub_fini(&hub);
         return -1;
     }
+    double *rb = c->data ? calloc((size_t)nodes, recv_cap(c, nodes)) : NULL;
+    if (c->data && !rb)
+        abort();
     dom_t d[HUB_MAXK];
     pthread_t th[HUB_MAXK];
     for (int i = 0; i < k; i++) {
-        d[i] = (dom_t){.m = {&hub, i}, .c = c, .p = &p, .t = &t};
+        d[i] = (dom_t){.m = {&hub, i}, .c = c, .p = &p, .t = &t, .recv = rb};
         pthread_create(&th[i], NULL, run_domain, &d[i]);
     }
     int rc = 0;
@@ -149,11 +179,42 @@ static int run_split(const case_t *c, int k, const char *partition, result_t *r,
         }
     }
     *r = d[0].res;
+    if (recv)
+        *recv = rb;
+    else
+        free(rb);
     if (crossed)
         *crossed = hub.exchanged;
     hub_fini(&hub);
     mf_topo_free(&t);
     return rc;
+}
+
+/* Ranks of c's torus (the tests' networks: one rank a node). */
+static int ranks_of(const case_t *c)
+{
+    int x, y, z;
+    return sscanf(c->topo, "torus:%dx%dx%d", &x, &y, &z) == 3 ? x * y * z : 0;
+}
+
+/* The unsplit run's results are the collective's: an Allreduce's element
+ * i is the sum over ranks of r + 1 + i / 4 on every rank; a Bcast's is the
+ * root's on every other rank (the root's own buffer is its send buffer). */
+static void check_data(const case_t *c, const double *recv)
+{
+    int P = ranks_of(c), bad = 0;
+    size_t cnt = c->bytes / sizeof(double), stride = recv_cap(c, P) / sizeof(double);
+    if (c->opc != MF_OPC_ALLREDUCE && c->opc != MF_OPC_BCAST)
+        return;
+    for (int r = 0; r < P; r++)
+        for (size_t i = 0; i < cnt && !(c->opc == MF_OPC_BCAST && r == c->root); i++) {
+            double want = c->opc == MF_OPC_BCAST ? c->root + 1 + (double)i / 4
+                                                 : P * (P + 1) / 2.0 + P * ((double)i / 4);
+            bad += recv[(size_t)r * stride + i] != want;
+        }
+    ok(!bad, "%s %s %llu B unsplit with data: every rank receives the %s (%d elements wrong)",
+       c->topo, mf_opcode_name(c->opc), (unsigned long long)c->bytes,
+       c->opc == MF_OPC_BCAST ? "root's data" : "sum over ranks", bad);
 }
 
 static const char *how_name(int how)
@@ -171,6 +232,11 @@ int main(void)
         {"torus:4x4x2", MF_OPC_REDUCE_SCATTER, 262144, SINGLE, 0, 0, 0},
         {"torus:4x2x2", MF_OPC_ALLGATHER, 4096, OSU, 0, 0, 0},
         {"torus:4x4x2", MF_OPC_REDUCE, 65536, SINGLE, 0, 0, 0},
+        /* data crosses with its packets */
+        {"torus:4x2x2", MF_OPC_ALLREDUCE, 16384, SINGLE, 1, 0, 0},
+        {"torus:4x2x2", MF_OPC_BCAST, 8192, SINGLE, 1, 0, 5},
+        {"torus:4x2x2", MF_OPC_ALLGATHER, 1024, SINGLE, 1, 0, 0},
+        {"torus:4x2x2", MF_OPC_REDUCE_SCATTER, 32768, SINGLE, 1, 0, 0},
     };
     static const struct {
         int k;
@@ -181,20 +247,33 @@ int main(void)
         const case_t *c = &cases[i];
         result_t one, split;
         size_t crossed = 0;
-        if (run_split(c, 1, "range", &one, err, sizeof err, NULL)) {
+        double *recv_one = NULL, *recv_split = NULL;
+        if (run_split(c, 1, "range", &one, err, sizeof err, NULL, &recv_one)) {
             ok(0, "%s %s %llu B unsplit: %s", c->topo, mf_opcode_name(c->opc),
                (unsigned long long)c->bytes, err);
+            free(recv_one);
             continue;
         }
+        if (c->data)
+            check_data(c, recv_one);
         for (size_t s = 0; s < sizeof splits / sizeof splits[0]; s++) {
-            int rc = run_split(c, splits[s].k, splits[s].part, &split, err, sizeof err, &crossed);
-            ok(!rc && same(&split, &one) && crossed > 0,
-               "%s %s %llu B, %s, over %d domains (%s): the unsplit figures (avg %.3f us, "
-               "end at cycle %llu), %zu messages crossed%s%s",
-               c->topo, mf_opcode_name(c->opc), (unsigned long long)c->bytes, how_name(c->how),
-               splits[s].k, splits[s].part, split.t.avg_us, (unsigned long long)split.t.end,
+            int rc = run_split(c, splits[s].k, splits[s].part, &split, err, sizeof err, &crossed,
+                               &recv_split);
+            size_t bytes = c->data ? (size_t)ranks_of(c) * recv_cap(c, ranks_of(c)) : 0;
+            int data_same = !c->data || (recv_split && !memcmp(recv_split, recv_one, bytes));
+            ok(!rc && same(&split, &one) && crossed > 0 && data_same,
+               "%s %s %llu B%s, %s, over %d domains (%s): the unsplit figures (avg %.3f us, "
+               "end at cycle %llu)%s, %zu messages crossed%s%s",
+               c->topo, mf_opcode_name(c->opc), (unsigned long long)c->bytes,
+               c->data ? " with data" : "", how_name(c->how), splits[s].k, splits[s].part,
+               split.t.avg_us, (unsigned long long)split.t.end,
+               !c->data ? "" : data_same ? " and every rank's received bytes"
+                                         : " but other received bytes",
                crossed, rc ? ": " : "", rc ? err : "");
+            free(recv_split);
+            recv_split = NULL;
         }
+        free(recv_one);
     }
     /* what cannot cross fails every domain's run, with a message */
     static const struct {
@@ -202,13 +281,12 @@ int main(void)
         const char *says;
     } refused[] = {
         {{"fattree:8", MF_OPC_ALLREDUCE, 4096, SINGLE, 0, 0, 0}, "aggregation engine"},
-        {{"torus:4x2x2", MF_OPC_ALLREDUCE, 4096, SINGLE, 1, 0, 0}, "packet with data"},
         /* every member fails at its start: no domain waits for another */
         {{"torus:4x2x2", MF_OPC_BCAST, 4096, SINGLE, 0, 0, 99}, "root 99 is not a rank"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         result_t r;
-        int rc = run_split(&refused[i].c, 2, "range", &r, err, sizeof err, NULL);
+        int rc = run_split(&refused[i].c, 2, "range", &r, err, sizeof err, NULL, NULL);
         ok(rc && strstr(err, refused[i].says), "%s %s %s split in two: refused (%s)",
            refused[i].c.topo, mf_opcode_name(refused[i].c.opc),
            refused[i].c.data ? "with data" : "without data", err);

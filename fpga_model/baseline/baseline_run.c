@@ -192,6 +192,7 @@ void bl_nic_progress(bl_t *b, int r, uint64_t now)
         p->in_port = MF_PORT_NONE;
         p->nphits = (uint16_t)((len + n->phit_bytes - 1) / n->phit_bytes);
         p->len = (uint32_t)len;
+        p->zero = 1; /* the host's bytes are not carried */
         p->born = now;
         p->ready = now;
         double tail = head + (double)len * b->G;

@@ -33,7 +33,8 @@ typedef struct mf_pkt {
      * payload's, read where it is delivered, are in the second */
     uint8_t *data;     /* payload, capacity = pool payload_cap */
     uint32_t len;      /* valid payload bytes */
-    uint8_t zero;      /* payload is all zero and data[] is not filled (flow.c) */
+    uint8_t zero;      /* data[] is not filled: a collective's payload of zeros
+                        * (flow.c), or synthetic and baseline traffic's */
 } mf_pkt_t;
 
 /* One thread's free list and slabs (a packet is freed on the thread of the

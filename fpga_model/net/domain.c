@@ -27,17 +27,22 @@ mf_dom_msg_t *mf_dom_slot(mf_dom_t *d)
 static void send_pkt(void *ctx, uint32_t link, mf_pkt_t *k, uint64_t sent, uint64_t head)
 {
     mf_dom_t *d = ctx;
-    if (d->coll && !k->zero && k->len)
-        mf_dom_fail(d->net, "a packet with data reached a link between domains: a split "
-                    "network carries no payload, so only calls without data (mpifpga-sim's) "
-                    "can run split");
+    uint32_t to = (uint32_t)d->sw_dom[d->net->topo->peer_sw[link]];
     mf_dom_msg_t *m = mf_dom_slot(d);
     if (m)
-        *m = (mf_dom_msg_t){.kind = MF_DOM_PKT,
-                            .to = (uint32_t)d->sw_dom[d->net->topo->peer_sw[link]],
-                            .id = link, .cycle = head, .sent = sent, .h = k->h, .src = k->src,
-                            .nphits = k->nphits, .in_vc = k->in_vc, .zero = k->zero,
-                            .len = k->len, .tail_fx = k->tail_fx, .born = k->born};
+        *m = (mf_dom_msg_t){.kind = MF_DOM_PKT, .to = to, .id = link, .cycle = head,
+                            .sent = sent, .h = k->h, .src = k->src, .nphits = k->nphits,
+                            .in_vc = k->in_vc, .zero = k->zero, .len = k->len,
+                            .tail_fx = k->tail_fx, .born = k->born};
+    uint32_t len = k->zero ? 0 : k->len;
+    for (uint32_t at = 0, part = 1; at < len; at += MF_DOM_DATA_BYTES, part++) {
+        uint32_t chunk = len - at < MF_DOM_DATA_BYTES ? len - at : MF_DOM_DATA_BYTES;
+        if (!(m = mf_dom_slot(d)))
+            break;
+        *m = (mf_dom_msg_t){.kind = MF_DOM_PKT, .to = to, .id = link, .state = part,
+                            .cycle = head, .sent = sent};
+        memcpy(m->data, k->data + at, chunk);
+    }
     mf_pkt_free(&d->net->pool, k);
 }
 
@@ -215,16 +220,16 @@ void mf_dom_free(mf_net_t *n)
     n->dom = NULL;
 }
 
-/* The order things are applied in: per link by departure, per FIFO by
- * cycle, a stop (recorded in a consume) before a resume (in the produce)
- * of the same cycle -- whichever thread recorded them. */
+/* The order things are applied in: per link by departure, a packet
+ * before its payload's records in order, per FIFO by cycle, a stop
+ * (recorded in a consume) before a resume (in the produce) of the same
+ * cycle -- whichever thread recorded them. */
 static int by_dest(const void *a, const void *b)
 {
     const mf_dom_msg_t *x = a, *y = b;
-    uint64_t kx[5] = {x->to, x->kind, x->id, x->kind == MF_DOM_PKT ? x->sent : x->cycle,
-                      !x->state};
-    uint64_t ky[5] = {y->to, y->kind, y->id, y->kind == MF_DOM_PKT ? y->sent : y->cycle,
-                      !y->state};
+    int px = x->kind == MF_DOM_PKT, py = y->kind == MF_DOM_PKT;
+    uint64_t kx[5] = {x->to, x->kind, x->id, px ? x->sent : x->cycle, px ? x->state : !x->state};
+    uint64_t ky[5] = {y->to, y->kind, y->id, py ? y->sent : y->cycle, py ? y->state : !y->state};
     for (int i = 0; i < 5; i++)
         if (kx[i] != ky[i])
             return kx[i] < ky[i] ? -1 : 1;
@@ -257,11 +262,17 @@ static int gather_out(mf_dom_t *d, mf_dom_msg_t **out, size_t *nout)
     return 0;
 }
 
-/* A packet from another domain onto the copy of its link here. */
-static int take_pkt(mf_net_t *n, const mf_dom_msg_t *m)
+/* The packet in[*i] from another domain, and its payload's records after
+ * it (*i is left at the last), onto the copy of its link here.  0, -1 out
+ * of memory, -2 a payload record missing or out of order. */
+static int take_pkt(mf_net_t *n, const mf_dom_msg_t *in, size_t nin, size_t *i)
 {
+    const mf_dom_msg_t *m = &in[*i];
     const mf_topo_t *t = n->topo;
     mf_outport_t *o = &n->sw[m->id / (uint32_t)t->max_ports].l1.out[m->id % (uint32_t)t->max_ports];
+    uint32_t len = m->zero ? 0 : m->len;
+    if (m->state || len > n->pool.payload_cap)
+        return -2;
     mf_pkt_t *k = mf_pkt_alloc(&n->pool);
     if (!k)
         return -1;
@@ -274,6 +285,15 @@ static int take_pkt(mf_net_t *n, const mf_dom_msg_t *m)
     k->len = m->len;
     k->tail_fx = m->tail_fx;
     k->born = m->born;
+    for (uint32_t at = 0, part = 1; at < len; at += MF_DOM_DATA_BYTES, part++) {
+        const mf_dom_msg_t *r = &in[++*i];
+        if (*i >= nin || r->kind != MF_DOM_PKT || r->id != m->id || r->sent != m->sent ||
+            r->state != part) {
+            mf_pkt_free(&n->pool, k);
+            return -2;
+        }
+        memcpy(k->data + at, r->data, len - at < MF_DOM_DATA_BYTES ? len - at : MF_DOM_DATA_BYTES);
+    }
     mf_link_put(&o->link, k, m->cycle);
     mf_l1_arriving(o, m->cycle);
     return 0;
@@ -319,8 +339,13 @@ int mf_dom_exchange(mf_net_t *n, uint64_t end, char *err, size_t errlen)
         else if (in[i].kind != MF_DOM_PKT) {
             if (mf_dom_take_engine_msg(n, &in[i]))
                 mf_dom_fail(n, "out of memory for the copies of another domain's engines");
-        } else if (take_pkt(n, &in[i]))
-            mf_dom_fail(n, "out of memory for a packet from another domain");
+        } else {
+            int rc = take_pkt(n, in, nin, &i);
+            if (rc)
+                mf_dom_fail(n, rc == -1 ? "out of memory for a packet from another domain"
+                                        : "a packet from another domain came without all of "
+                                          "its payload (a bug in the exchange)");
+        }
     }
     d->known = end;
     free(out);

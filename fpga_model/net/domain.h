@@ -23,10 +23,9 @@
  * 9c).  So a collective runs windows of one active cycle: after each, a
  * domain sends the others what its engines show that changed (a copy of
  * each other domain's engines' is kept here), the credits returned to and
- * the wake-ups of their engines.  Packets cross without their payload:
- * only calls without data (mpifpga-sim's) can be split; a packet with data
- * at a crossing link fails the run.  The fat tree's aggregation engines
- * cannot be reached across domains either.
+ * the wake-ups of their engines.  Packets cross with their payload, so
+ * calls with data run split as they run whole.  The fat tree's
+ * aggregation engines cannot be reached across domains.
  */
 #ifndef MF_NET_DOMAIN_H
 #define MF_NET_DOMAIN_H
@@ -38,21 +37,30 @@
 struct mf_net;
 typedef struct mf_dom mf_dom_t;
 
-/* One thing crossing to another domain.  A packet travels as its fields
- * (the payload is not carried: synthetic traffic does not look at it). */
+/* One thing crossing to another domain.  A packet travels as its fields,
+ * followed by its payload in records of MF_DOM_DATA_BYTES (kind PKT, the
+ * packet's to, id, cycle and sent, state 1, 2, ...), unless it has none
+ * (a header-only packet, or one whose payload is all zero: `zero`). */
+#define MF_DOM_DATA_BYTES 40
 typedef struct {
-    uint32_t kind;  /* MF_DOM_PKT or MF_DOM_STOP */
+    uint32_t kind;  /* MF_DOM_PKT or MF_DOM_STOP (and domain_coll.c's) */
     uint32_t to;    /* the domain it goes to */
     uint32_t id;    /* PKT: the link (sender switch x max ports + port);
                      * STOP: the FIFO (owner switch x max ports x VCs + in VC) */
-    uint32_t state; /* STOP: 1 stop, 0 resume */
+    uint32_t state; /* STOP: 1 stop, 0 resume; PKT: 0 the packet, k >= 1
+                     * the payload's bytes [(k - 1) x MF_DOM_DATA_BYTES, ...) */
     uint64_t cycle; /* PKT: head arrival; STOP: when recorded */
     uint64_t sent;  /* PKT: when it left (one packet a link a cycle) */
-    mf_net_hdr_t h;
-    uint16_t src, nphits;
-    uint8_t in_vc, zero;
-    uint32_t len;
-    uint64_t tail_fx, born;
+    union {
+        struct {
+            mf_net_hdr_t h;
+            uint16_t src, nphits;
+            uint8_t in_vc, zero;
+            uint32_t len;
+            uint64_t tail_fx, born;
+        };
+        uint8_t data[MF_DOM_DATA_BYTES]; /* a payload record */
+    };
 } mf_dom_msg_t;
 
 /* VIEW: engine id's state on a context (state: ctx | running << 8 | tag

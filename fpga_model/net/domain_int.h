@@ -40,7 +40,7 @@ struct mf_dom {
     int *mine, nmine;        /* this domain's engines */
     uint32_t *sent_running;  /* by engine: contexts last sent as running */
     mf_dom_view_t **view;    /* by engine: one per context, allocated on first use */
-    int coll;                /* collectives run (mf_dom_run): packets carry data */
+    int coll;                /* collectives run (mf_dom_run): publish the engines */
     int look_all;            /* publish every engine of the domain next time */
     uint64_t looked_at;      /* sim.active_cycles when last published */
 };

@@ -150,6 +150,7 @@ static void inject(gen_t *g, int node, uint64_t now)
     k->in_port = MF_PORT_NONE;
     k->nphits = (uint16_t)g->cfg->pkt_phits;
     k->len = k->nphits * n->phit_bytes;
+    k->zero = 1; /* its payload is not carried (nor sent to another domain) */
     k->born = now;
     k->ready = now + n->stage; /* packet converter */
     k->tail_fx = mf_fx(k->ready) + (uint64_t)k->nphits * MF_FX_ONE / n->p.dma_phits_per_cycle;

@@ -232,6 +232,10 @@ int main(void)
         {"torus:4x4x2", MF_OPC_REDUCE_SCATTER, 262144, SINGLE, 0, 0, 0},
         {"torus:4x2x2", MF_OPC_ALLGATHER, 4096, OSU, 0, 0, 0},
         {"torus:4x4x2", MF_OPC_REDUCE, 65536, SINGLE, 0, 0, 0},
+        /* calls that start and end within a cycle or two */
+        {"torus:4x2x2", MF_OPC_ALLREDUCE, 0, LOOP, 0, 0, 0},
+        {"torus:4x2x2", MF_OPC_BARRIER, 0, OSU, 0, 0, 0},
+        {"torus:4x2x2", MF_OPC_BCAST, 0, SINGLE, 0, 0, 3},
         /* data crosses with its packets */
         {"torus:4x2x2", MF_OPC_ALLREDUCE, 16384, SINGLE, 1, 0, 0},
         {"torus:4x2x2", MF_OPC_BCAST, 8192, SINGLE, 1, 0, 5},

@@ -60,15 +60,19 @@ void sim_mpi_abort(int rc)
 
 /* Wait for a nonblocking collective without spinning a core (MPICH's
  * blocking calls poll): a rank done with its points leaves its core to the
- * others while it waits. */
-static void lazy_wait(MPI_Request *r)
+ * others while it waits.  It polls (yielding) for a while first, so that
+ * a step the others are about to take costs no millisecond. */
+void sim_mpi_lazy_wait(MPI_Request *r)
 {
     const struct timespec ms = {0, 1000000};
-    for (int done = 0;;) {
+    for (int done = 0, polls = 0;; polls++) {
         MPI_Test(r, &done, MPI_STATUS_IGNORE);
         if (done)
             return;
-        nanosleep(&ms, NULL);
+        if (polls < 1000)
+            sched_yield();
+        else
+            nanosleep(&ms, NULL);
     }
 }
 
@@ -125,7 +129,7 @@ int sim_mpi_share_rc(int rc)
 {
     MPI_Request req;
     MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
-    lazy_wait(&req);
+    sim_mpi_lazy_wait(&req);
     return rc;
 }
 
@@ -158,7 +162,7 @@ int sim_mpi_sweep(const sim_sweep_t *s, char *err, size_t len)
     MPI_Request req;
     int bytes = (int)((size_t)s->npts * recsz);
     MPI_Igather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
-    lazy_wait(&req);
+    sim_mpi_lazy_wait(&req);
     /* in sweep order, as one process: the first failure ends the sweep (a
      * rank stops at its first failure, so a point it left is after one) */
     for (int i = 0; rank == 0 && i < s->npts; i++) {

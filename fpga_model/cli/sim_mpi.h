@@ -51,6 +51,11 @@ typedef struct {
  * the first failing point, in sweep order, in err. */
 int sim_mpi_sweep(const sim_sweep_t *s, char *err, size_t len);
 
+#ifdef MPI_VERSION /* mpi.h included before */
+/* Wait for r without spinning a core (MPICH's waits poll). */
+void sim_mpi_lazy_wait(MPI_Request *r);
+#endif
+
 /* The processes as the domains of one network (net/domain.h): this
  * process's number, their count, and the exchange over MPI.  0, or -1
  * when MPI is not running. */

@@ -11,6 +11,7 @@
 #include "net/topo.h"
 #include "params/params.h"
 #include "server/baseline_calls.h"
+#include "sim/engine.h" /* MF_NEVER */
 #include "transport/shmbuf.h"
 
 int ses_textf(char *buf, size_t len, const char *fmt, ...)
@@ -104,6 +105,23 @@ int ses_send_data(mf_session_t *s, int grank, uint32_t seq, const uint8_t *buf, 
 
 /* ---- create / destroy --------------------------------------------------- */
 
+/* The network's own calls (mf_session_net_t without a split). */
+static int net_ct_config(void *ctx, int grank, int row, const mf_ct_entry_t *e, char *err,
+                         size_t len)
+{
+    return mf_net_ct_config(ctx, grank, row, e, err, len);
+}
+static int net_ct_free(void *ctx, int grank, int row) { return mf_net_ct_free(ctx, grank, row); }
+static int net_post(void *ctx, int grank, const mf_coll_req_t *req, int comm_size, char *err,
+                    size_t len)
+{
+    (void)comm_size;
+    return mf_net_post(ctx, grank, req, err, len);
+}
+static int net_run(void *ctx, char *err, size_t len) { return mf_net_run(ctx, MF_NEVER, err, len); }
+
+void mf_session_set_net(mf_session_t *s, const mf_session_net_t *ops) { s->ops = *ops; }
+
 mf_session_t *mf_session_create(mf_net_t *net, int nranks, mf_session_out_fn out, void *user)
 {
     if (!net || !out || nranks < 1 || nranks > mf_net_nranks(net)) {
@@ -122,6 +140,7 @@ mf_session_t *mf_session_create(mf_net_t *net, int nranks, mf_session_out_fn out
     if (!s->blc)
         goto oom;
     s->net = net;
+    s->ops = (mf_session_net_t){net_ct_config, net_ct_free, net_post, net_run, net};
     s->nranks = nranks;
     s->out = out;
     s->user = user;
@@ -329,14 +348,14 @@ static int on_ct(mf_session_t *s, const mf_em_hdr_t *h, const uint8_t *msg, size
         row->valid = 0;
         free(r->ct_err[b.ctx]);
         r->ct_err[b.ctx] = NULL;
-        if (mf_net_ct_free(s->net, g, b.ctx)) {
+        if (s->ops.ct_free(s->ops.ctx, g, b.ctx)) {
             ct_remember(r, g, b.ctx, "CT_FREE rejected by the model");
             return -1;
         }
         return 0;
     }
     row->valid = 0;
-    if (mf_net_ct_config(s->net, g, b.ctx, &b.entry, err, sizeof err)) {
+    if (s->ops.ct_config(s->ops.ctx, g, b.ctx, &b.entry, err, sizeof err)) {
         char text[MF_EM_TEXT_MAX];
         ses_textf(text, sizeof text, "CT_CONFIG failed: %s", err);
         ct_remember(r, g, b.ctx, text);

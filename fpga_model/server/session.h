@@ -34,6 +34,20 @@ void mf_session_destroy(mf_session_t *s);
 /* Accept only ranks whose HELLO carries this secret (issue 19: job isolation). */
 void mf_session_set_secret(mf_session_t *s, const uint8_t secret[MF_EM_SECRET_BYTES]);
 
+/* What the session does to its network.  By default the mf_net_* calls
+ * on it; the engine split among MPI processes (server/split.h) hands them
+ * to every domain instead.  comm_size: how many counts req->counts holds. */
+typedef struct {
+    int (*ct_config)(void *ctx, int grank, int row, const mf_ct_entry_t *e, char *err,
+                     size_t len);
+    int (*ct_free)(void *ctx, int grank, int row);
+    int (*post)(void *ctx, int grank, const mf_coll_req_t *req, int comm_size, char *err,
+                size_t len);
+    int (*run)(void *ctx, char *err, size_t len);
+    void *ctx;
+} mf_session_net_t;
+void mf_session_set_net(mf_session_t *s, const mf_session_net_t *ops);
+
 /* 1: print a line on stderr per HELLO / BYE / refused call. */
 void mf_session_set_verbose(mf_session_t *s, int verbose);
 

@@ -8,7 +8,6 @@
 #include "params/params.h"
 #include "server/movers.h"
 #include "server/session_int.h"
-#include "sim/engine.h" /* MF_NEVER */
 
 void ses_member_release(member_t *m)
 {
@@ -136,7 +135,7 @@ static int post_one(mf_session_t *s, member_t *m, uint64_t at, int timing_only, 
         .counts = mf_opcode_has_counts(m->c.hdr.opcode) ? m->counts : NULL,
         .send = {.base = timing_only ? NULL : m->send, .len = (size_t)m->c.send_bytes},
         .recv = {.base = timing_only ? NULL : m->recv, .len = (size_t)m->c.recv_bytes}};
-    return mf_net_post(s->net, m->grank, &req, err, len);
+    return s->ops.post(s->ops.ctx, m->grank, &req, (int)m->c.comm_size, err, len);
 }
 
 /* Entry cycles: with modeled time (every member sent its virtual entry
@@ -292,7 +291,7 @@ static int run_model(mf_session_t *s, record_t *rec)
         free(mv);
         return result_all(s, rec, -1, 0, text), -1;
     }
-    if (mf_net_run(s->net, MF_NEVER, err, sizeof err)) {
+    if (s->ops.run(s->ops.ctx, err, sizeof err)) {
         ses_textf(text, sizeof text, "%s: the model failed: %s", ses_mpi_name(rec->m[0].c.hdr.opcode),
                  err);
         ses_textf(s->broken, sizeof s->broken, "%s", text);

@@ -82,6 +82,7 @@ struct record {
 
 struct mf_session {
     mf_net_t *net;
+    mf_session_net_t ops; /* what changes net goes through these */
     int nranks;
     int have_secret;                      /* only HELLOs with this secret get in */
     uint8_t secret[MF_EM_SECRET_BYTES];

@@ -23,12 +23,17 @@
 
 #include "mpifpga/engine_msg.h"
 #include "mpifpga/model.h"
+#include "net/domain.h"
 #include "net/topo.h"
 #include "params/params.h"
 #include "server/bind.h"
 #include "server/outbox.h"
 #include "server/session.h"
 #include "transport/fabric.h"
+#ifdef MF_SWITCHD_MPI /* mpifpga-switchd-mpi: the engine split (split.h) */
+#include "cli/sim_mpi.h"
+#include "server/split.h"
+#endif
 
 #define PROG "mpifpga-switchd"
 #define RECV_TIMEOUT_MS 1000
@@ -72,9 +77,14 @@ static void usage(FILE *out)
             "; FI_PROVIDER wins)\n"
             "  --addr-file FILE  write the engine's address there (else: print it)\n"
             "  --watch-pid PID   exit when process PID is gone (e.g. mpiexec)\n"
-            "  --check           only check the options (build the network), start nothing\n"
+            "  --check           only check the options (build the network, read\n"
+            "                    MPIFPGA_PARTITION), start nothing\n"
             "  --no-bind         do not bind to a spare core\n"
-            "  --quiet           print errors only\n");
+            "  --quiet           print errors only\n"
+            "Split among K processes (mpifpga-run --engine-procs K runs\n"
+            "`mpiexec -n K mpifpga-switchd-mpi` with the same options, from libexec/mpifpga):\n"
+            "process 0 talks to the ranks, every process simulates a share of the\n"
+            "switches (MPIFPGA_PARTITION: range, cyclic or random[:SEED]); tori only.\n");
 }
 
 /* One line on stderr: "mpifpga-switchd: <message>". */
@@ -375,15 +385,41 @@ int main(int argc, char **argv)
     mf_session_t *s = NULL;
     mf_model_prefer_hugepages(); /* before the network's allocations */
     parse_opts(argc, argv, &o);
+#ifdef MF_SWITCHD_MPI
+    sim_mpi_start(&argc, &argv); /* the cores shared before the network is built */
+#endif
     mf_net_t *net = build_net(&o, &p, &t, err, sizeof err);
     if (!net) {
         fprintf(stderr, PROG ": %s\n", err);
         return strncmp(err, "--", 2) ? 1 : 2; /* option errors: 2 */
     }
-    if (o.check) { /* the options build a network: say nothing, start nothing */
+#ifdef MF_SWITCHD_MPI
+    /* every process fails alike on the options (the same network), so a
+     * process that stops here stops them all (mpiexec) */
+    mf_split_t *split = mf_split_create(net, err, sizeof err);
+    if (!split) {
+        if (sim_mpi_rank() == 0) /* the others fail alike */
+            fprintf(stderr, PROG ": %s\n", err);
+        sim_mpi_exit(2);
+    }
+    if (!mf_split_front(split)) { /* replay what process 0 does, then go */
+        signal(SIGINT, SIG_IGN); /* process 0 says when it is over */
+        signal(SIGTERM, SIG_IGN);
+        rc = mf_split_serve(split);
+        mf_split_destroy(split);
         mf_net_destroy(net);
         mf_topo_free(&t);
-        return 0;
+        sim_mpi_exit(rc);
+    }
+#endif
+    if (o.check) { /* the options build a network: say nothing, start nothing */
+        mf_dom_partition_t part; /* and the split's partition reads (split.h) */
+        rc = mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, sizeof err) ? 2 : 0;
+        if (rc)
+            fprintf(stderr, PROG ": %s\n", err);
+        mf_net_destroy(net);
+        mf_topo_free(&t);
+        return rc;
     }
     if (catch_signals()) {
         fprintf(stderr, PROG ": cannot install signal handlers: %s\n", strerror(errno));
@@ -405,6 +441,11 @@ int main(int argc, char **argv)
     if (sec && *sec)
         mf_session_set_secret(s, secret);
     mf_session_set_verbose(s, getenv("MPIFPGA_DEBUG") != NULL);
+#ifdef MF_SWITCHD_MPI
+    mf_session_net_t split_ops = mf_split_session_net(split);
+    mf_session_set_net(s, &split_ops);
+    o.bind = 0; /* the processes share the cores (sim_mpi_start) */
+#endif
     bind_engine(&o);
     if (open_fabric(&o, &e.fab, err, sizeof err)) {
         fprintf(stderr, PROG ": %s\n", err);
@@ -413,6 +454,9 @@ int main(int argc, char **argv)
     mf_topo_describe(&t, topo, sizeof topo);
     note(&o, "%d ranks on %s (%d nodes x %d), params %s, provider %s", o.nranks, topo, t.nnodes,
          t.ppn, p.name, mf_fab_provider(e.fab));
+#ifdef MF_SWITCHD_MPI
+    note(&o, "the network split among %d engine processes", sim_mpi_size());
+#endif
     e.out = mf_outbox_create(e.fab, o.nranks);
     if (!e.out) {
         fprintf(stderr, PROG ": out of memory starting the engine\n");
@@ -429,7 +473,14 @@ out:
     mf_session_destroy(s);
     mf_outbox_destroy(e.out);
     free(e.peers);
+#ifdef MF_SWITCHD_MPI
+    mf_split_end(split); /* the others stop serving */
+    mf_split_destroy(split);
+#endif
     mf_net_destroy(net);
     mf_topo_free(&t);
+#ifdef MF_SWITCHD_MPI
+    sim_mpi_exit(rc);
+#endif
     return rc;
 }

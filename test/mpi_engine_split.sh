@@ -1,0 +1,98 @@
+#!/bin/sh
+# The switch engine split among MPI processes (mpifpga-run --engine-procs K,
+# fpga_model/server/split.h): mpifpga-osu's every collective, validated,
+# prints the same CSV with one engine process and with two (range and
+# cyclic partitions), coll_check's results match MPICH's through a split
+# engine, bad values and a fat tree are refused before any run (exit 2,
+# one message), a job stopped mid-run takes every engine process with it,
+# and nothing is left behind.  TAP output.
+. "$(dirname "$0")/mpi/common.sh"
+
+OSU=${top_builddir:-.}/mpifpga-osu
+SWITCHD_MPI=${top_builddir:-.}/mpifpga-switchd-mpi
+shm_before=$(ls /dev/shm | sort)
+
+# osu K LOG ARGS...: mpifpga-osu through an engine of K processes.
+osu() {
+    k=$1; log=$2; shift 2
+    # shellcheck disable=SC2086
+    env $RUN_ENV MPIFPGA_ENGINE_PROCS="$k" MPIFPGA_MODELED_TIME=none timeout "$TIMEOUT" \
+        $RUNNER "$@" > "$log" 2> "$log.err"
+}
+
+# same DESC ARGS...: one engine process and two print the same rows, all
+# validated.
+same() {
+    desc=$1; shift
+    osu 1 "$tmp/one.csv" "$@"; r1=$?
+    osu 2 "$tmp/two.csv" "$@"; r2=$?
+    rows=$(grep -c ',pass$' "$tmp/two.csv")
+    all=$(grep -vc '^collective,' "$tmp/two.csv")
+    cmp -s "$tmp/one.csv" "$tmp/two.csv"; c=$?
+    [ $r1 = 0 ] && [ $r2 = 0 ] && [ $c = 0 ] && [ "$rows" -gt 0 ] && [ "$rows" = "$all" ]
+    ok $? "$desc: two engine processes print one's $all rows, $rows validated (exit $r1 / $r2)"
+    [ $c = 0 ] || diff "$tmp/one.csv" "$tmp/two.csv" | head -n 10 | sed 's/^/#   /'
+    [ $r2 = 0 ] || tail -n 5 "$tmp/two.csv.err" | sed 's/^/#   /'
+}
+
+[ -x "$SWITCHD_MPI" ]; ok $? "the split engine is built ($SWITCHD_MPI)"
+
+same "every collective, 4 B-16 KiB, torus:2x2x1 -n 4" --topology torus:2x2x1 -n 4 \
+    "$OSU" -c all -m 4:16K -i 5 -x 1 -f -c --format csv
+withenv "MPIFPGA_PARTITION=cyclic" same "reduce_scatter 4 B-64 KiB, torus:4x2x1 -n 8, cyclic" \
+    --topology torus:4x2x1 -n 8 "$OSU" -c reduce_scatter -m 4:64K -i 3 -x 1 -f -c --format csv
+
+# the engine says it is split (its notes, MPIFPGA_VERBOSE=2)
+withenv "MPIFPGA_VERBOSE=2" osu 2 "$tmp/v.csv" -n 2 "$OSU" -c bcast -m 8:8 -i 2 -x 1
+grep -q 'split among 2 engine processes' "$tmp/v.csv.err"
+ok $? "the engine's notes say the network is split among 2 engine processes"
+
+withenv "MPIFPGA_ENGINE_PROCS=2" run_ok "coll_check --quick at -n 3 through a split engine" \
+    "$tmp/cc" 3 coll_check --quick
+
+# refusals: exit 2, one line, no run
+refused() {
+    desc=$1; want=$2; shift 2
+    env "$@" "$MPIFPGA_RUN" -n 2 "$OSU" -c bcast -m 8:8 -i 2 > "$tmp/r.out" 2> "$tmp/r.err"
+    rc=$?
+    [ $rc = 2 ] && grep -q -- "$want" "$tmp/r.err" && [ ! -s "$tmp/r.out" ]
+    ok $? "$desc: exit $rc, '$want'"
+    [ $rc = 2 ] || sed 's/^/#   /' "$tmp/r.err"
+}
+refused "--engine-procs 0" "is not a positive process count" MPIFPGA_ENGINE_PROCS=0
+refused "--engine-procs two" "is not a positive process count" MPIFPGA_ENGINE_PROCS=two
+refused "a fat tree" "a fat tree cannot be split" MPIFPGA_ENGINE_PROCS=2 MPIFPGA_TOPOLOGY=fattree:4
+refused "a bad partition" "MPIFPGA_PARTITION='stripes'" MPIFPGA_ENGINE_PROCS=2 \
+    MPIFPGA_PARTITION=stripes
+
+# a job stopped mid-run takes its engine processes with it
+MPIFPGA_ENGINE_PROCS=2 MPIFPGA_MODELED_TIME=none "$MPIFPGA_RUN" --topology torus:4x2x1 -n 8 \
+    "$OSU" -c allreduce -m 1M:1M -i 1000 > "$tmp/k.out" 2>&1 &
+job=$!
+i=0
+while ! pgrep -f "$SWITCHD_MPI" > /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1
+kill -TERM $job
+wait $job
+rc=$?
+i=0
+while pgrep -f "$SWITCHD_MPI" > /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+left=$(pgrep -f "$SWITCHD_MPI" | wc -l)
+[ $rc = 143 ] && [ "$left" = 0 ]
+ok $? "SIGTERM to mpifpga-run mid-run: exit $rc, $left engine processes left"
+pkill -KILL -f "$SWITCHD_MPI" 2> /dev/null
+
+# new /dev/shm entries of processes that are gone (libfabric's shm
+# regions are named <pid>:...; other tests' live ones are theirs)
+sleep 0.5
+left=$(pgrep -f "$SWITCHD_MPI" | wc -l)
+ls /dev/shm | sort > "$tmp/shm"
+leaked=0
+for f in $(echo "$shm_before" | comm -13 - "$tmp/shm"); do
+    pid=${f%%:*}
+    case $pid in ''|*[!0-9]*) continue ;; esac
+    kill -0 "$pid" 2> /dev/null || leaked=$((leaked + 1))
+done
+[ "$left" = 0 ] && [ "$leaked" = 0 ]
+ok $? "nothing left behind: $left engine processes, $leaked /dev/shm regions of gone processes"
+finish

@@ -3,8 +3,8 @@
 # a network whose switches are split among K processes (net/domain.h,
 # domain_coll.c: windows of one active cycle) print every figure one
 # process prints -- K = 2, 3, 4 (more processes than the two cores), other
-# partitions, a sweep (MPIFPGA_SPLIT=switches), the OSU loop.  What cannot
-# run split (a fat tree, --baseline) runs whole in rank 0 unless asked for
+# partitions, a sweep (MPIFPGA_SPLIT=switches), the OSU loop, fat trees.
+# What cannot run split (--baseline, --analytic) runs whole in rank 0 unless asked for
 # by name (one message, exit 2); so does MPIFPGA_SPLIT=sizes.  No process
 # left.  TAP.
 SIM_TEST_NAME=sim_split
@@ -50,14 +50,24 @@ for cfg in "-c bcast -m 4:65536 --topology torus:4x4x2" \
         MPIFPGA_SPLIT=switches $(mpirun 2 $cfg)
 done
 
+# a fat tree: its children post to aggregation engines in other processes
+for cfg in "-c allreduce -m 65536:65536 --topology fattree:4 --nodes 16" \
+           "-c bcast -m 8:65536 --topology fattree:8 --nodes 16 --ppn 2"; do
+    # shellcheck disable=SC2086
+    "$SIM" $cfg --format csv > "$tmp/plain" 2> /dev/null
+    # shellcheck disable=SC2046,SC2086
+    same "MPIFPGA_SPLIT=switches mpiexec -n 2, cyclic: the same figures ($cfg)" \
+        MPIFPGA_SPLIT=switches MPIFPGA_PARTITION=cyclic $(mpirun 2 $cfg)
+done
+
 # what runs whole in rank 0: asked for, or what cannot be split
-cfg="-c allreduce -m 4096:4096 --topology fattree:8"
+cfg="-c allreduce -m 4096:4096 --topology torus:4x4x2 --baseline"
 # shellcheck disable=SC2086
 "$SIM" $cfg --format csv > "$tmp/plain" 2> /dev/null
 # shellcheck disable=SC2086
 mpi 2 $cfg --format csv > "$tmp/raw" 2> "$tmp/err"
 [ $? = 0 ] && cmp -s "$tmp/plain" "$tmp/raw" && grep -q 'rank 0 runs it' "$tmp/err"
-ok $? "a fat tree's one size under mpiexec -n 2: rank 0 runs it whole, the same figures"
+ok $? "--baseline's one size under mpiexec -n 2: rank 0 runs it whole, the same figures"
 cfg="-c allreduce -m 4096:4096 --topology torus:4x4x2"
 # shellcheck disable=SC2086
 MPIFPGA_SPLIT=sizes mpi 2 $cfg > "$tmp/raw" 2> "$tmp/err"
@@ -65,7 +75,7 @@ MPIFPGA_SPLIT=sizes mpi 2 $cfg > "$tmp/raw" 2> "$tmp/err"
 ok $? "MPIFPGA_SPLIT=sizes, one size: rank 0 runs it whole"
 
 # refused by name: one message, exit 2
-for bad in "MPIFPGA_SPLIT=switches|-c allreduce -m 8:8 --topology fattree:8|a fat tree cannot run split" \
+for bad in "MPIFPGA_SPLIT=switches|-c bcast -m 8:8 --topology torus:4x2x2 --analytic|--analytic cannot run split" \
            "MPIFPGA_SPLIT=switches|-c bcast -m 8:8 --topology torus:4x2x2 --baseline|--baseline cannot run split" \
            "MPIFPGA_SPLIT=halves|-c bcast -m 8:8 --topology torus:4x2x2|MPIFPGA_SPLIT='halves': expected auto"; do
     envs=${bad%%|*}; rest=${bad#*|}; args=${rest%%|*}; says=${rest#*|}

@@ -54,6 +54,14 @@ typedef struct {
     char err[256];
 } dom_t;
 
+/* Ranks of c's network (one rank a node): a torus's nodes, 16 on a fat
+ * tree. */
+static int ranks_of(const case_t *c)
+{
+    int x, y, z;
+    return sscanf(c->topo, "torus:%dx%dx%d", &x, &y, &z) == 3 ? x * y * z : 16;
+}
+
 /* Receive room per rank: the largest result (an Allgather's P blocks). */
 static size_t recv_cap(const case_t *c, int P)
 {
@@ -150,7 +158,7 @@ static int run_split(const case_t *c, int k, const char *partition, result_t *r,
         return -1;
     if (c->fifo)
         p.input_fifo_bytes = c->fifo;
-    int nodes = spec.kind == MF_TOPO_TORUS ? spec.x * spec.y * spec.z : 16;
+    int nodes = ranks_of(c);
     spec.oversub = spec.oversub ? spec.oversub : (int)p.oversub;
     if (mf_topo_build(&spec, nodes, 1, &t, err, len)) {
         hub_fini(&hub);
@@ -190,12 +198,6 @@ static int run_split(const case_t *c, int k, const char *partition, result_t *r,
     return rc;
 }
 
-/* Ranks of c's torus (the tests' networks: one rank a node). */
-static int ranks_of(const case_t *c)
-{
-    int x, y, z;
-    return sscanf(c->topo, "torus:%dx%dx%d", &x, &y, &z) == 3 ? x * y * z : 0;
-}
 
 /* The unsplit run's results are the collective's: an Allreduce's element
  * i is the sum over ranks of r + 1 + i / 4 on every rank; a Bcast's is the
@@ -236,11 +238,16 @@ int main(void)
         {"torus:4x2x2", MF_OPC_ALLREDUCE, 0, LOOP, 0, 0, 0},
         {"torus:4x2x2", MF_OPC_BARRIER, 0, OSU, 0, 0, 0},
         {"torus:4x2x2", MF_OPC_BCAST, 0, SINGLE, 0, 0, 3},
+        /* a fat tree's children post to their aggregation engines */
+        {"fattree:4", MF_OPC_ALLREDUCE, 65536, SINGLE, 0, 0, 0}, /* credits bind */
+        {"fattree:8", MF_OPC_BCAST, 1024, OSU, 0, 0, 0},
+        {"fattree:4", MF_OPC_REDUCE, 8192, LOOP, 0, 0, 0},
         /* data crosses with its packets */
         {"torus:4x2x2", MF_OPC_ALLREDUCE, 16384, SINGLE, 1, 0, 0},
         {"torus:4x2x2", MF_OPC_BCAST, 8192, SINGLE, 1, 0, 5},
         {"torus:4x2x2", MF_OPC_ALLGATHER, 1024, SINGLE, 1, 0, 0},
         {"torus:4x2x2", MF_OPC_REDUCE_SCATTER, 32768, SINGLE, 1, 0, 0},
+        {"fattree:8", MF_OPC_ALLREDUCE, 8192, SINGLE, 1, 0, 0},
     };
     static const struct {
         int k;
@@ -284,7 +291,6 @@ int main(void)
         case_t c;
         const char *says;
     } refused[] = {
-        {{"fattree:8", MF_OPC_ALLREDUCE, 4096, SINGLE, 0, 0, 0}, "aggregation engine"},
         /* every member fails at its start: no domain waits for another */
         {{"torus:4x2x2", MF_OPC_BCAST, 4096, SINGLE, 0, 0, 99}, "root 99 is not a rank"},
     };

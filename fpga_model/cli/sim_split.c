@@ -39,12 +39,9 @@ int sim_split_mode(const opts_t *o, int npts)
     int asked = s && !strcmp(s, "switches"), sizes = s && !strcmp(s, "sizes");
     if (!asked && (sizes || npts != 1))
         return 0;
-    const char *cannot = o->topo && !strncmp(o->topo, "fattree", 7) ? "a fat tree"
-                         : o->baseline                             ? "--baseline"
-                         : o->analytic                             ? "--analytic"
-                                                                   : NULL;
+    const char *cannot = o->analytic ? "--analytic" : o->baseline ? "--baseline" : NULL;
     if (cannot && asked)
         die2("MPIFPGA_SPLIT=switches: %s cannot run split (a split network runs the "
-             "offloaded calls of a torus only); use MPIFPGA_SPLIT=sizes", cannot);
+             "offloaded calls only); use MPIFPGA_SPLIT=sizes", cannot);
     return !cannot;
 }

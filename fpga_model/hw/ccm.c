@@ -31,25 +31,31 @@ static void enqueue(mf_engine_t *e, mf_coll_t *c)
     e->waiting |= 1u << ctx;
 }
 
-int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at)
+int mf_ccm_post_agg_as(mf_engine_t *e, const mf_engine_t *child, const mf_proc_hdr_t *hdr,
+                       uint32_t seq, uint64_t at)
 {
-    int ctx = from->req.hdr.ctx;
-    if (e->posted[ctx] >= from->seq)
+    int ctx = hdr->ctx;
+    if (e->posted[ctx] >= seq)
         return 0; /* another child configured it already */
     mf_coll_t *c = calloc(1, sizeof *c);
     if (!c)
         return -1;
-    c->req.hdr = from->req.hdr;
+    c->req.hdr = *hdr;
     c->req.at = at;
     c->eng = e;
     c->host = e->dma;
-    c->seq = from->seq;
-    e->posted[ctx] = from->seq;
+    c->seq = seq;
+    e->posted[ctx] = seq;
     /* the size and flags the children's rows carry */
-    e->ct.write(e->ct.table, ctx, mf_ct_port_lookup(&from->eng->ct, ctx));
+    e->ct.write(e->ct.table, ctx, mf_ct_port_lookup(&child->ct, ctx));
     enqueue(e, c);
     mf_wake(&e->ccm->wake, at);
     return 0;
+}
+
+int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at)
+{
+    return mf_ccm_post_agg_as(e, from->eng, &from->req.hdr, from->seq, at);
 }
 
 static void post_agg_deferred(void *eng, void *from, uint64_t at)

@@ -94,6 +94,10 @@ void mf_ccm_post(mf_engine_t *e, mf_coll_t *c);
  * runs, starting at cycle `at`, unless a child already did; -1 if out of
  * memory. */
 int mf_ccm_post_agg(mf_engine_t *e, const mf_coll_t *from, uint64_t at);
+/* The same from its parts: the child engine (whose CT row the parent
+ * takes), its call's header and sequence number. */
+int mf_ccm_post_agg_as(mf_engine_t *e, const mf_engine_t *child, const mf_proc_hdr_t *hdr,
+                       uint32_t seq, uint64_t at);
 /* The same, from a running switch: the parent is another switch's engine,
  * so it is configured after the switches' phase (sim/engine.h); -1 if out
  * of memory. */
@@ -108,6 +112,10 @@ uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, u
 void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now);
 void mf_engines_wake(void *engines, int rank, uint64_t at);
 int mf_engines_post_agg(void *engines, int rank, const mf_coll_t *from, uint64_t at);
+/* A child engine's post applied at once (a split network's posts cross as
+ * messages, applied between cycles in the order the deferred ones run). */
+int mf_engines_post_agg_as(void *engines, int rank, int child, const mf_proc_hdr_t *hdr,
+                           uint32_t seq, uint64_t at);
 
 /* ccm_algo.c */
 int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);

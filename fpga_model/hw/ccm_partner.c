@@ -69,3 +69,10 @@ int mf_engines_post_agg(void *engines, int rank, const mf_coll_t *from, uint64_t
 {
     return mf_ccm_post_agg_later((mf_engine_t *)engines + rank, from, at);
 }
+
+int mf_engines_post_agg_as(void *engines, int rank, int child, const mf_proc_hdr_t *hdr,
+                           uint32_t seq, uint64_t at)
+{
+    mf_engine_t *e = engines;
+    return mf_ccm_post_agg_as(e + rank, e + child, hdr, seq, at);
+}

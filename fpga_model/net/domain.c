@@ -347,6 +347,7 @@ int mf_dom_exchange(mf_net_t *n, uint64_t end, char *err, size_t errlen)
                                           "its payload (a bug in the exchange)");
         }
     }
+    mf_dom_apply_aggs(n);
     d->known = end;
     free(out);
     free(in);

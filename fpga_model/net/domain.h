@@ -23,9 +23,9 @@
  * 9c).  So a collective runs windows of one active cycle: after each, a
  * domain sends the others what its engines show that changed (a copy of
  * each other domain's engines' is kept here), the credits returned to and
- * the wake-ups of their engines.  Packets cross with their payload, so
- * calls with data run split as they run whole.  The fat tree's
- * aggregation engines cannot be reached across domains.
+ * the wake-ups of their engines, and the posts of a fat tree's children to
+ * their aggregation engines.  Packets cross with their payload, so calls
+ * with data run split as they run whole.
  */
 #ifndef MF_NET_DOMAIN_H
 #define MF_NET_DOMAIN_H
@@ -66,8 +66,17 @@ typedef struct {
 /* VIEW: engine id's state on a context (state: ctx | running << 8 | tag
  * << 16, tag 255 none; sent: its seq; tail_fx: bytes taken of the tag's
  * stream); RETURNED: engine id's credits on bit `state` came back in cycle
- * - 1; WAKE: run engine id's switch at cycle. */
-enum { MF_DOM_PKT = 1, MF_DOM_STOP = 2, MF_DOM_VIEW = 3, MF_DOM_RETURNED = 4, MF_DOM_WAKE = 5 };
+ * - 1; WAKE: run engine id's switch at cycle; AGG: child engine `state`
+ * posts its call (header in data, seq in sent) to fat-tree aggregation
+ * engine id, from cycle on. */
+enum {
+    MF_DOM_PKT = 1,
+    MF_DOM_STOP = 2,
+    MF_DOM_VIEW = 3,
+    MF_DOM_RETURNED = 4,
+    MF_DOM_WAKE = 5,
+    MF_DOM_AGG = 6
+};
 enum { MF_DOM_MIN = 0, MF_DOM_MAX, MF_DOM_SUM };
 
 /* x and y combined with op (MF_DOM_MIN, MAX, SUM): what a reduction does

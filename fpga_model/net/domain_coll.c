@@ -77,13 +77,54 @@ static void dom_wake(void *ctx, int rank, uint64_t at)
         mf_engines_wake(n->eng, rank, at);
 }
 
+/* What an AGG message carries in its data. */
+typedef struct {
+    mf_proc_hdr_t hdr; /* the child's call */
+    uint32_t sw;       /* the child's switch: the order key */
+    int32_t row_src;   /* the rank whose CT row the child has (itself, or the
+                        * one its own row came from) */
+} agg_post_t;
+_Static_assert(sizeof(agg_post_t) <= MF_DOM_DATA_BYTES, "an AGG message's data");
+
+/* Engine g's row source on ctx (mf_dom_t.ct_src), -1 if unknown. */
+static int32_t *ct_src(mf_net_t *n, int g, int ctx)
+{
+    mf_dom_t *d = n->dom;
+    if (!d->ct_src) {
+        d->ct_src = malloc((size_t)n->neng * MF_MAX_CTX * sizeof *d->ct_src);
+        if (!d->ct_src)
+            return NULL;
+        memset(d->ct_src, 0xff, (size_t)n->neng * MF_MAX_CTX * sizeof *d->ct_src);
+    }
+    return &d->ct_src[(size_t)g * MF_MAX_CTX + (size_t)ctx];
+}
+
+/* A post to an aggregation engine goes as a message even to this domain:
+ * one process runs the posts of a cycle after it in the children's switch
+ * order, and the first child's configures the engine, so the parent's
+ * domain applies them all after the exchange in that order
+ * (mf_dom_apply_aggs). */
 static int dom_post_agg(void *ctx, int rank, const mf_coll_t *from, uint64_t at)
 {
     mf_net_t *n = ctx;
-    if (!remote(n->dom, rank))
-        return mf_engines_post_agg(n->eng, rank, from, at);
-    mf_dom_fail(n, "a fat tree's aggregation engine is in another domain: the fat tree's "
-                   "collectives cannot run split");
+    int g = from->eng->grank;
+    agg_post_t a = {from->req.hdr, (uint32_t)mf_rank_switch(n, g), g};
+    if (g >= n->nranks) { /* an aggregation engine: its row came from below */
+        const int32_t *src = ct_src(n, g, from->req.hdr.ctx);
+        if (!src || *src < 0) {
+            mf_dom_fail(n, src ? "an aggregation engine posts up without a CT row (a bug)"
+                               : "out of memory for the aggregation engines' rows");
+            return 0;
+        }
+        a.row_src = *src;
+    }
+    mf_dom_msg_t *m = mf_dom_slot(n->dom);
+    if (m) {
+        *m = (mf_dom_msg_t){.kind = MF_DOM_AGG, .to = (uint32_t)n->dom->eng_dom[rank],
+                            .id = (uint32_t)rank, .state = (uint32_t)g, .cycle = at,
+                            .sent = from->seq};
+        memcpy(m->data, &a, sizeof a);
+    }
     return 0;
 }
 
@@ -109,6 +150,8 @@ int mf_dom_engines_attach(mf_net_t *n, mf_dom_t *d)
 
 void mf_dom_engines_free(mf_dom_t *d)
 {
+    free(d->agg);
+    free(d->ct_src);
     for (int g = 0; d->view && d->net && g < d->net->neng; g++)
         free(d->view[g]);
     free(d->view);
@@ -200,6 +243,8 @@ void mf_dom_publish(mf_net_t *n, uint64_t end)
             mf_switch_t *w = (mf_switch_t *)m; /* its first member */
             for (int k = 0; k < w->nengines; k++)
                 publish_engine(n, w->eng[k], end);
+            if (w->agg) /* a fat tree's aggregation engine (no host slot) */
+                publish_engine(n, w->agg, end);
         }
     }
     d->look_all = 0;
@@ -217,6 +262,19 @@ int mf_dom_take_engine_msg(mf_net_t *n, const mf_dom_msg_t *m)
     }
     if (m->kind == MF_DOM_WAKE) {
         mf_engines_wake(n->eng, rank, m->cycle);
+        return 0;
+    }
+    if (m->kind == MF_DOM_AGG) {
+        mf_dom_t *d = n->dom;
+        if (d->nagg == d->cap_agg) {
+            size_t cap = d->cap_agg ? 2 * d->cap_agg : 16;
+            mf_dom_msg_t *a = realloc(d->agg, cap * sizeof *a);
+            if (!a)
+                return -1;
+            d->agg = a;
+            d->cap_agg = cap;
+        }
+        d->agg[d->nagg++] = *m;
         return 0;
     }
     mf_dom_view_t *all = views(n->dom, rank);
@@ -278,4 +336,49 @@ int mf_dom_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
             mf_dom_fail(n, "out of memory in the cycle engine");
         end = v[NEXT] + 1;
     }
+}
+
+/* By parent, then the child's switch and engine: the order of the
+ * deferred posts of one process (sim/engine.h: switch by switch). */
+static int by_child(const void *a, const void *b)
+{
+    const mf_dom_msg_t *x = a, *y = b;
+    agg_post_t px, py;
+    memcpy(&px, x->data, sizeof px);
+    memcpy(&py, y->data, sizeof py);
+    uint64_t kx[3] = {x->id, px.sw, x->state}, ky[3] = {y->id, py.sw, y->state};
+    for (int i = 0; i < 3; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+void mf_dom_apply_aggs(mf_net_t *n)
+{
+    mf_dom_t *d = n->dom;
+    if (!d->nagg)
+        return;
+    qsort(d->agg, d->nagg, sizeof *d->agg, by_child);
+    for (size_t i = 0; i < d->nagg && !n->failed; i++) {
+        const mf_dom_msg_t *m = &d->agg[i];
+        agg_post_t a;
+        memcpy(&a, m->data, sizeof a);
+        int parent = (int)m->id;
+        if (parent >= n->neng || a.row_src < 0 || a.row_src >= n->nranks ||
+            a.hdr.ctx >= MF_MAX_CTX) {
+            mf_dom_fail(n, "a malformed post to an aggregation engine (a bug)");
+            break;
+        }
+        /* the first child's post configures it: its row source is the parent's */
+        int first = n->eng[parent].posted[a.hdr.ctx] < (uint32_t)m->sent;
+        int32_t *src = ct_src(n, parent, a.hdr.ctx);
+        if (!src || mf_engines_post_agg_as(n->eng, parent, a.row_src, &a.hdr,
+                                           (uint32_t)m->sent, m->cycle)) {
+            mf_dom_fail(n, "out of memory configuring an aggregation engine");
+            break;
+        }
+        if (first)
+            *src = a.row_src;
+    }
+    d->nagg = 0;
 }

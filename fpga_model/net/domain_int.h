@@ -41,6 +41,11 @@ struct mf_dom {
     uint32_t *sent_running;  /* by engine: contexts last sent as running */
     mf_dom_view_t **view;    /* by engine: one per context, allocated on first use */
     int coll;                /* collectives run (mf_dom_run): publish the engines */
+    mf_dom_msg_t *agg;       /* posts to aggregation engines taken in, to apply */
+    size_t nagg, cap_agg;
+    int32_t *ct_src;         /* by engine x context: the rank whose CT row an
+                              * aggregation engine of this domain took (a
+                              * child's, or its child's: rows are copied up) */
     int look_all;            /* publish every engine of the domain next time */
     uint64_t looked_at;      /* sim.active_cycles when last published */
 };
@@ -56,7 +61,11 @@ void mf_dom_engines_free(mf_dom_t *d);
 /* Before the messages of the window that ends before cycle `end` go: what
  * this domain's engines show their partners, where it changed. */
 void mf_dom_publish(struct mf_net *n, uint64_t end);
-/* A message of kind MF_DOM_VIEW, MF_DOM_RETURNED or MF_DOM_WAKE. */
+/* A message of kind MF_DOM_VIEW, MF_DOM_RETURNED, MF_DOM_WAKE or
+ * MF_DOM_AGG (kept for mf_dom_apply_aggs).  0, or -1 out of memory. */
 int mf_dom_take_engine_msg(struct mf_net *n, const mf_dom_msg_t *m);
+/* After an exchange: the posts to aggregation engines taken in, in the
+ * order one process runs them. */
+void mf_dom_apply_aggs(struct mf_net *n);
 
 #endif

@@ -9,7 +9,6 @@
 #include "cli/sim_mpi.h"
 #include "net/domain.h"
 #include "net/network.h"
-#include "net/topo.h"
 #include "server/split.h"
 #include "sim/engine.h" /* MF_NEVER */
 
@@ -432,10 +431,6 @@ mf_split_t *mf_split_create(mf_net_t *net, char *err, size_t len)
         return snprintf(err, len, "MPI is not running"), NULL;
     if (mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, len))
         return NULL;
-    if (mf_net_topo(net)->kind == MF_TOPO_FATTREE)
-        return snprintf(err, len, "a fat tree cannot be split among engine processes (its "
-                        "aggregation engines are posted to across switches): run it with one"),
-               NULL;
     mf_split_t *sp = calloc(1, sizeof *sp);
     if (!sp)
         return snprintf(err, len, "out of memory"), NULL;

@@ -84,7 +84,7 @@ static void usage(FILE *out)
             "Split among K processes (mpifpga-run --engine-procs K runs\n"
             "`mpiexec -n K mpifpga-switchd-mpi` with the same options, from libexec/mpifpga):\n"
             "process 0 talks to the ranks, every process simulates a share of the\n"
-            "switches (MPIFPGA_PARTITION: range, cyclic or random[:SEED]); tori only.\n");
+            "switches (MPIFPGA_PARTITION: range, cyclic or random[:SEED]).\n");
 }
 
 /* One line on stderr: "mpifpga-switchd: <message>". */

@@ -336,6 +336,16 @@ static int serve(const opts_t *o, engine_t *e, mf_session_t *s)
     return 0;
 }
 
+/* main's way out: under MPI (mpifpga-switchd-mpi), every process
+ * finalizes it. */
+static int leave(int rc)
+{
+#ifdef MF_SWITCHD_MPI
+    sim_mpi_exit(rc);
+#endif
+    return rc;
+}
+
 /* Bind (unless --no-bind) and say so. */
 static void bind_engine(const opts_t *o)
 {
@@ -391,7 +401,16 @@ int main(int argc, char **argv)
     mf_net_t *net = build_net(&o, &p, &t, err, sizeof err);
     if (!net) {
         fprintf(stderr, PROG ": %s\n", err);
-        return strncmp(err, "--", 2) ? 1 : 2; /* option errors: 2 */
+        return leave(strncmp(err, "--", 2) ? 1 : 2); /* option errors: 2 */
+    }
+    if (o.check) { /* the options build a network: say nothing, start nothing */
+        mf_dom_partition_t part; /* and the split's partition reads (split.h) */
+        rc = mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, sizeof err) ? 2 : 0;
+        if (rc)
+            fprintf(stderr, PROG ": %s\n", err);
+        mf_net_destroy(net);
+        mf_topo_free(&t);
+        return leave(rc);
     }
 #ifdef MF_SWITCHD_MPI
     /* every process fails alike on the options (the same network), so a
@@ -400,7 +419,9 @@ int main(int argc, char **argv)
     if (!split) {
         if (sim_mpi_rank() == 0) /* the others fail alike */
             fprintf(stderr, PROG ": %s\n", err);
-        sim_mpi_exit(2);
+        mf_net_destroy(net);
+        mf_topo_free(&t);
+        return leave(2);
     }
     if (!mf_split_front(split)) { /* replay what process 0 does, then go */
         signal(SIGINT, SIG_IGN); /* process 0 says when it is over */
@@ -409,18 +430,9 @@ int main(int argc, char **argv)
         mf_split_destroy(split);
         mf_net_destroy(net);
         mf_topo_free(&t);
-        sim_mpi_exit(rc);
+        return leave(rc);
     }
 #endif
-    if (o.check) { /* the options build a network: say nothing, start nothing */
-        mf_dom_partition_t part; /* and the split's partition reads (split.h) */
-        rc = mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, sizeof err) ? 2 : 0;
-        if (rc)
-            fprintf(stderr, PROG ": %s\n", err);
-        mf_net_destroy(net);
-        mf_topo_free(&t);
-        return rc;
-    }
     if (catch_signals()) {
         fprintf(stderr, PROG ": cannot install signal handlers: %s\n", strerror(errno));
         goto out;
@@ -479,8 +491,5 @@ out:
 #endif
     mf_net_destroy(net);
     mf_topo_free(&t);
-#ifdef MF_SWITCHD_MPI
-    sim_mpi_exit(rc);
-#endif
-    return rc;
+    return leave(rc);
 }

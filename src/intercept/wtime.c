@@ -9,7 +9,8 @@
  *   - between MPI calls by the computation the rank does there: the
  *     thread's CPU time (1, cpu) times MPIFPGA_COMPUTE_SCALE, or nothing
  *     (none).  Thread CPU time does not run while the rank is descheduled
- *     or blocked, so the figures do not depend on host load or core count;
+ *     or blocked, so time slicing and the core count do not enter; the
+ *     host's speed on the work does (sibling cores, a VM's preempted vCPU);
  *   - through an intercepted call that does not run in the model (a
  *     fallback to MPICH, count 0) by the CPU time it takes: it is not
  *     modeled, and the report counts it.  MPI calls the plugin does not

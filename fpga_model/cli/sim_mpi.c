@@ -13,11 +13,16 @@
 
 static int active, rank, size = 1;
 static int crowded; /* more processes on this node than cores */
+static const char *prog = "mpifpga-sim"; /* for messages: argv[0]'s name */
 
 void sim_mpi_start(int *argc, char ***argv)
 {
     if (active)
         return;
+    if (*argc > 0 && (*argv)[0]) {
+        const char *slash = strrchr((*argv)[0], '/');
+        prog = slash ? slash + 1 : (*argv)[0];
+    }
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -185,7 +190,7 @@ int sim_mpi_sweep(const sim_sweep_t *s, char *err, size_t len)
 
 static void oom_abort(void)
 {
-    fprintf(stderr, "mpifpga-sim: out of memory for the domain exchange\n");
+    fprintf(stderr, "%s: out of memory for the domain exchange\n", prog);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 

@@ -24,6 +24,12 @@ mf_dom_msg_t *mf_dom_slot(mf_dom_t *d)
     return &b->m[b->n++];
 }
 
+/* Bytes of a payload of len bytes that the record starting at byte at holds. */
+static uint32_t record_bytes(uint32_t len, uint32_t at)
+{
+    return len - at < MF_DOM_DATA_BYTES ? len - at : MF_DOM_DATA_BYTES;
+}
+
 static void send_pkt(void *ctx, uint32_t link, mf_pkt_t *k, uint64_t sent, uint64_t head)
 {
     mf_dom_t *d = ctx;
@@ -36,12 +42,11 @@ static void send_pkt(void *ctx, uint32_t link, mf_pkt_t *k, uint64_t sent, uint6
                             .tail_fx = k->tail_fx, .born = k->born};
     uint32_t len = k->zero ? 0 : k->len;
     for (uint32_t at = 0, part = 1; at < len; at += MF_DOM_DATA_BYTES, part++) {
-        uint32_t chunk = len - at < MF_DOM_DATA_BYTES ? len - at : MF_DOM_DATA_BYTES;
         if (!(m = mf_dom_slot(d)))
             break;
         *m = (mf_dom_msg_t){.kind = MF_DOM_PKT, .to = to, .id = link, .state = part,
                             .cycle = head, .sent = sent};
-        memcpy(m->data, k->data + at, chunk);
+        memcpy(m->data, k->data + at, record_bytes(len, at));
     }
     mf_pkt_free(&d->net->pool, k);
 }
@@ -292,7 +297,7 @@ static int take_pkt(mf_net_t *n, const mf_dom_msg_t *in, size_t nin, size_t *i)
             mf_pkt_free(&n->pool, k);
             return -2;
         }
-        memcpy(k->data + at, r->data, len - at < MF_DOM_DATA_BYTES ? len - at : MF_DOM_DATA_BYTES);
+        memcpy(k->data + at, r->data, record_bytes(len, at));
     }
     mf_link_put(&o->link, k, m->cycle);
     mf_l1_arriving(o, m->cycle);

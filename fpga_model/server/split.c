@@ -23,9 +23,9 @@ typedef struct {
     int oom;
 } blob_t;
 
-/* A member posted in another process: where its completion goes. */
+/* A member posted in another process: where its completion goes (done is
+ * NULL while the rank has no call away). */
 typedef struct {
-    int grank;
     mf_done_fn done;
     void *user;
     void *recv;
@@ -45,8 +45,8 @@ struct mf_split {
     mf_net_t *net;
     int ended;
     blob_t batch;   /* front: what the others replay at the next run */
-    away_t *away;   /* front: members posted elsewhere since the last run */
-    size_t naway, cap_away;
+    away_t *away;   /* front: by global rank, members posted elsewhere */
+    size_t naway;   /* how many of them since the last run */
 };
 
 /* ---- a byte stream ---------------------------------------------------------- */
@@ -178,15 +178,12 @@ static int front_post(void *ctx, int grank, const mf_coll_req_t *req, int comm_s
     if (grank < 0 || grank >= mf_net_nranks(sp->net) ||
         mf_dom_local(sp->net, mf_rank_switch(sp->net, grank)))
         return mf_net_post(sp->net, grank, req, err, len);
-    if (sp->naway == sp->cap_away) {
-        size_t cap = sp->cap_away ? 2 * sp->cap_away : 64;
-        away_t *a = realloc(sp->away, cap * sizeof *a);
-        if (!a)
-            return snprintf(err, len, "out of memory handing a call to another process"), -1;
-        sp->away = a;
-        sp->cap_away = cap;
-    }
-    sp->away[sp->naway++] = (away_t){grank, req->done, req->user, req->recv.base, req->recv.len};
+    if (!sp->away && !(sp->away = calloc((size_t)mf_net_nranks(sp->net), sizeof *sp->away)))
+        return snprintf(err, len, "out of memory handing a call to another process"), -1;
+    if (sp->away[grank].done) /* the session runs each call before the next */
+        return snprintf(err, len, "rank %d posted twice before a run", grank), -1;
+    sp->away[grank] = (away_t){req->done, req->user, req->recv.base, req->recv.len};
+    sp->naway++;
     blob_t *x = &sp->batch;
     put_u32(x, OP_POST);
     put_u32(x, (uint32_t)grank);
@@ -213,14 +210,14 @@ static int take_completion(mf_split_t *sp, const uint8_t **at, const uint8_t *en
     if (get(at, end, &c, sizeof c) || get(at, end, &nbytes, sizeof nbytes) ||
         (uint64_t)(end - *at) < nbytes)
         return -1;
-    for (size_t i = 0; i < sp->naway; i++) {
-        away_t *a = &sp->away[i];
-        if (a->grank != c.rank)
-            continue;
-        if (a->recv)
-            memcpy(a->recv, *at, nbytes < a->recv_len ? nbytes : a->recv_len);
-        a->done(a->user, &c);
-        break;
+    away_t *a = c.rank >= 0 && c.rank < mf_net_nranks(sp->net) && sp->away ? &sp->away[c.rank] : NULL;
+    if (a && a->done) {
+        away_t mine = *a;
+        *a = (away_t){0};
+        sp->naway--;
+        if (mine.recv)
+            memcpy(mine.recv, *at, nbytes < mine.recv_len ? nbytes : mine.recv_len);
+        mine.done(mine.user, &c);
     }
     *at += nbytes;
     return 0;
@@ -258,7 +255,20 @@ static int front_run(void *ctx, char *err, size_t len)
                 at = end;
     }
     free(all);
-    sp->naway = 0;
+    if (sp->naway && !rc) {
+        snprintf(err, len, "%zu members' completions did not come back from the other processes",
+                 sp->naway);
+        rc = -1;
+    }
+    for (int r = 0; sp->naway && r < mf_net_nranks(sp->net); r++)
+        if (sp->away[r].done) { /* a blob cut short (a bug): fail, never hang */
+            mf_completion_t c = {.rank = r, .status = -1};
+            snprintf(c.err, sizeof c.err, "the engine process running rank %d lost its result", r);
+            away_t mine = sp->away[r];
+            sp->away[r] = (away_t){0};
+            sp->naway--;
+            mine.done(mine.user, &c);
+        }
     return rc;
 }
 

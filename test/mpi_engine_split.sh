@@ -67,16 +67,19 @@ refused "--engine-procs two" "is not a positive process count" MPIFPGA_ENGINE_PR
 refused "a bad partition" "MPIFPGA_PARTITION='stripes'" MPIFPGA_ENGINE_PROCS=2 \
     MPIFPGA_PARTITION=stripes
 
-# the split engine on its own: --check and bad options end every process
+# the split engine on its own: --check and bad options end every process,
+# and a bad option is said once, not by every process
 for c in "0|--check --nranks 4" "2|--check --nranks 4|MPIFPGA_PARTITION=x" \
-         "2|--nranks 4 --topology bogus"; do
+         "2|--nranks 4 --topology bogus" "2|--nranks 4 --bogus"; do
     want=${c%%|*}; rest=${c#*|}; args=${rest%%|*}; envs=; [ "$rest" = "$args" ] || envs=${rest#*|}
     # shellcheck disable=SC2086
     env $envs timeout 60 "${MPIEXEC:-mpiexec}" -n 2 "$SWITCHD_MPI" $args < /dev/null \
         > "$tmp/c.out" 2>&1
     rc=$?
-    [ $rc = "$want" ]
-    ok $? "mpiexec -n 2 mpifpga-switchd-mpi $args${envs:+ ($envs)}: every process ends, exit $rc"
+    said=$(grep -c '^mpifpga-switchd:' "$tmp/c.out")
+    [ $rc = "$want" ] && [ "$said" = $((want / 2)) ]
+    ok $? "mpiexec -n 2 mpifpga-switchd-mpi $args${envs:+ ($envs)}: every process ends, exit $rc, $said message(s)"
+    [ $rc = "$want" ] || sed 's/^/#   /' "$tmp/c.out"
 done
 
 # a job stopped mid-run takes its engine processes with it

@@ -95,9 +95,23 @@ static void vsay(const char *fmt, va_list ap)
     fputc('\n', stderr);
 }
 
+/* Whether this process reports errors every process meets alike (the
+ * options): under mpiexec only the first does, so a bad option is one
+ * message, not one per engine process. */
+static int reports_shared_errors(void)
+{
+#ifdef MF_SWITCHD_MPI
+    return sim_mpi_env_rank() == 0;
+#else
+    return 1;
+#endif
+}
+
 /* Bad command line: message, usage, exit 2. */
 static void die(const char *fmt, ...)
 {
+    if (!reports_shared_errors())
+        exit(2);
     va_list ap;
     va_start(ap, fmt);
     vsay(fmt, ap);
@@ -400,13 +414,15 @@ int main(int argc, char **argv)
 #endif
     mf_net_t *net = build_net(&o, &p, &t, err, sizeof err);
     if (!net) {
-        fprintf(stderr, PROG ": %s\n", err);
-        return leave(strncmp(err, "--", 2) ? 1 : 2); /* option errors: 2 */
+        int bad_option = !strncmp(err, "--", 2);
+        if (!bad_option || reports_shared_errors())
+            fprintf(stderr, PROG ": %s\n", err);
+        return leave(bad_option ? 2 : 1); /* option errors: 2 */
     }
     if (o.check) { /* the options build a network: say nothing, start nothing */
         mf_dom_partition_t part; /* and the split's partition reads (split.h) */
         rc = mf_dom_partition_parse(getenv("MPIFPGA_PARTITION"), &part, err, sizeof err) ? 2 : 0;
-        if (rc)
+        if (rc && reports_shared_errors())
             fprintf(stderr, PROG ": %s\n", err);
         mf_net_destroy(net);
         mf_topo_free(&t);

@@ -20,7 +20,10 @@ same() { # label, env assignments..., -- args
     ok $st "$label"
     [ $st = 0 ] || { echo "# exit $rc"; diff "$tmp/plain" "$tmp/raw" | sed 's/^/#   /'; sed 's/^/#   /' "$tmp/err"; }
 }
-mpirun() { k=$1; shift; echo timeout 120 "$MPIEXEC" -n "$k" "$SIM" "$@"; }
+# More processes than cores wait for a time slice at every window: -n 4 on
+# this 2-core machine took 34 s beside one other job, and over 120 s beside
+# two; 300 s leaves room, and a hang still ends.
+mpirun() { k=$1; shift; echo timeout 300 "$MPIEXEC" -n "$k" "$SIM" "$@"; }
 
 cfg="-c allreduce -m 262144:262144 --topology torus:4x4x4"
 # shellcheck disable=SC2086

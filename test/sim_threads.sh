@@ -3,8 +3,11 @@
 # same figures for any thread count: every collective family, both
 # topologies, fat-tree aggregation, the baseline and synthetic traffic, on
 # 1 to 4 threads, and with every wake-up the engine skips taken
-# (MPIFPGA_SIM_FULL_WAKES).  Only the model-speed line (wall time) may
-# differ.  TAP.
+# (MPIFPGA_SIM_FULL_WAKES), and without the load hints.  The runs take the
+# hints (MPIFPGA_SIM_HINTS=1), which by default only networks of 128
+# switches or more do: these are small so that the test is quick, and the
+# hooks must be checked on every thread count (and under ThreadSanitizer).
+# Only the model-speed line (wall time) may differ.  TAP.
 SIM=${MPIFPGA_SIM:-./mpifpga-sim}
 # thread counts besides 1 (make check-threads, under ThreadSanitizer: "4")
 COUNTS=${SIM_THREADS_COUNTS:-"2 3 4"}
@@ -23,7 +26,8 @@ while read -r cfg; do
         # every phase shared, however few switches it has (by default a
         # phase is shared from 16 due switches a thread: these networks
         # are small so that the test is quick)
-        MPIFPGA_SIM_SHARE_ALL=1 timeout 300 "$SIM" $cfg --threads $t > "$tmp/raw.$t" 2>&1
+        MPIFPGA_SIM_HINTS=1 MPIFPGA_SIM_SHARE_ALL=1 timeout 300 "$SIM" $cfg --threads $t \
+            > "$tmp/raw.$t" 2>&1
         echo "exit $?" >> "$tmp/raw.$t"
         grep -v '^model speed' "$tmp/raw.$t" > "$tmp/out.$i.$t"
     done
@@ -37,7 +41,8 @@ while read -r cfg; do
     # block that read or wrote another switch's state inside a phase would
     # see it changed (data races themselves: make check-tsan)
     # shellcheck disable=SC2086
-    MPIFPGA_SIM_REVERSE=1 timeout 300 "$SIM" $cfg --threads 4 > "$tmp/raw.r" 2>&1
+    MPIFPGA_SIM_HINTS=1 MPIFPGA_SIM_REVERSE=1 timeout 300 "$SIM" $cfg --threads 4 \
+        > "$tmp/raw.r" 2>&1
     echo "exit $?" >> "$tmp/raw.r"
     grep -v '^model speed' "$tmp/raw.r" > "$tmp/out.$i.r"
     cmp -s "$tmp/out.$i.1" "$tmp/out.$i.r"
@@ -51,6 +56,13 @@ while read -r cfg; do
     grep -v '^model speed' "$tmp/raw.w" > "$tmp/out.$i.w"
     cmp -s "$tmp/out.$i.1" "$tmp/out.$i.w"
     ok $? "switches run in every cycle they used to print the same: $cfg"
+    # the load hints are hints: without them, the same
+    # shellcheck disable=SC2086
+    MPIFPGA_SIM_HINTS=0 timeout 300 "$SIM" $cfg --threads 1 > "$tmp/raw.h" 2>&1
+    echo "exit $?" >> "$tmp/raw.h"
+    grep -v '^model speed' "$tmp/raw.h" > "$tmp/out.$i.h"
+    cmp -s "$tmp/out.$i.1" "$tmp/out.$i.h"
+    ok $? "without the load hints the same: $cfg"
 done <<'CONFIGS'
 -c allreduce -m 8:65536 -i 2 --nodes 27 --format csv
 -c reduce_scatter -m 64:65536 -i 1 --topology torus:3x3x3 --algorithm auto --format csv

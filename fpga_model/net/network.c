@@ -15,6 +15,10 @@
 #include "net/domain.h"
 #include "mpifpga/model.h"
 
+/* Below this many switches the network stays in cache and the load hints
+ * are skipped (bench/README.md, "Load hints"). */
+#define MF_NET_HINT_MIN_SWITCHES 128
+
 int mf_rank_switch(const mf_net_t *n, int grank)
 {
     return mf_topo_engine_switch(n->topo, n->nranks, grank);
@@ -238,6 +242,14 @@ static int start_threads(mf_net_t *n, char *err, size_t errlen)
      * the cycles it skips (doc/model.md section 1) */
     const char *full = getenv("MPIFPGA_SIM_FULL_WAKES");
     n->sim.full_wakes = full && *full == '1';
+    /* load hints: for networks whose switches outgrow the cache (about
+     * 3 KB a switch plus the packets in flight, against a core's 1 MiB
+     * L2); MPIFPGA_SIM_HINTS=0 or 1 decides for any size (tests, bench) */
+    const char *hints = getenv("MPIFPGA_SIM_HINTS");
+    if (hints && (*hints == '0' || *hints == '1'))
+        n->sim.no_hints = *hints == '0';
+    else
+        n->sim.no_hints = n->nsw < MF_NET_HINT_MIN_SWITCHES;
     return 0;
 }
 

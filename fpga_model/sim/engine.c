@@ -257,7 +257,7 @@ static size_t prefix_len(const mf_sim_t *s)
 
 static inline void prefetch_ahead(mf_sim_t *s, size_t i, size_t hi, int produce)
 {
-    if (i + PREFETCH_AHEAD >= hi)
+    if (s->no_hints || i + PREFETCH_AHEAD >= hi)
         return;
     mf_module_t *m = s->run[i + PREFETCH_AHEAD];
     if (m->prefetch && (!produce || m->produce_due))

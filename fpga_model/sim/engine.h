@@ -115,6 +115,8 @@ struct mf_sim {
     int reverse_chunks;     /* test: run a phase's slices last first, on the caller */
     int full_wakes;         /* test: a consume-only request runs the produce too, and
                              * blocks wake for every event they skip (hw/switch.c) */
+    int no_hints;           /* skip the load hints (mf_module_t.prefetch): a
+                             * network that fits the cache gains nothing by them */
     int share_min;          /* due modules a thread for a phase to be shared
                              * (MF_SIM_PAR_MIN; tests: 1) */
     mf_sim_local_t *local;  /* per chunk: nthreads * MF_SIM_CHUNKS_PER_THREAD */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Prompt, clean endings of mpifpga-run jobs (issue 19): a rank's MPI_Abort,
 # a rank killed with SIGKILL, the engine killed, SIGTERM and SIGINT to the
-# launcher.  Each must end the job within 3 s with a nonzero status and a
+# launcher (also from timeout(1), which signals the whole group).  Each
+# must end the job within 3 s with a nonzero status and a
 # message, and leave no job process, no new /dev/shm entry and no
 # temporary directory behind.  TAP output.
 . "$(dirname "$0")/mpi/common.sh"
@@ -89,5 +90,18 @@ for sig in TERM INT; do
     start $sig
     wait_up; t0=$(now); kill -$sig $L; finish_case
     check "SIG$sig to mpifpga-run" $rc "$t0" "$t1" "$tmp/$sig.log"
+done
+
+# timeout(1) signals the launcher, then its whole process group: the
+# second SIGTERM reaches the launcher while it cleans up, and must not cut
+# that short (a race: without the fix it left the job directory in one
+# run of three to two of three, so three runs, each must be clean)
+for g in 1 2 3; do
+    newtmp g$g
+    timeout -s TERM 600 $RUNNER -n 2 "$PROG" loop > "$tmp/g.log" 2>&1 &
+    L=$!
+    wait_up; t0=$(now); kill -TERM $L; wait $L; rc=$?; t1=$(now)
+    check "SIGTERM to timeout(1) around mpifpga-run (its process group signalled twice), run $g" \
+        $rc "$t0" "$t1" "$tmp/g.log"
 done
 finish

@@ -5,6 +5,7 @@
  * the run report and goodbye.  Offload is on only if every rank connected
  * (agreed with an allreduce), so all ranks always take the same path.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/random.h>
 #include <stdio.h>
@@ -64,9 +65,6 @@ static void address_from_file(const char *path, int pid, char *addr, size_t len)
                     : "did not publish its address in time (MPIFPGA_CONNECT_TIMEOUT)");
 }
 
-/* Where the engine is: started by rank 0 (auto) or given (mpifpga-run
- * sets MPIFPGA_ENGINE, and MPIFPGA_ENGINE_PID / _HOST so ranks can tell
- * a dead engine from a slow one).  Empty address: none. */
 /* The job's secret: mpifpga-run's MPIFPGA_JOB_SECRET, or one rank 0 makes
  * for the engine it starts (its environment passes it on). */
 static void job_secret(uint8_t secret[MF_EM_SECRET_BYTES], int make)
@@ -87,11 +85,30 @@ static void job_secret(uint8_t secret[MF_EM_SECRET_BYTES], int make)
     setenv("MPIFPGA_JOB_SECRET", hex, 1); /* the engine rank 0 spawns inherits it */
 }
 
+/* Under mpifpga-run: an empty file named after this process in the job's
+ * directory, so that after a failed job (an abort) the launcher can wait
+ * for ranks that are still dying before it returns.  Best effort. */
+static void note_rank_pid(void)
+{
+    const char *dir = getenv("MPIFPGA_BELL_DIR");
+    char path[PATH_MAX];
+    if (!dir || !*dir ||
+        snprintf(path, sizeof path, "%s/rank.%ld", dir, (long)getpid()) >= (int)sizeof path)
+        return;
+    int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* Where the engine is: started by rank 0 (auto) or given (mpifpga-run
+ * sets MPIFPGA_ENGINE, and MPIFPGA_ENGINE_PID / _HOST so ranks can tell
+ * a dead engine from a slow one).  Empty address: none. */
 static void locate_engine(mf_engine_loc_t *loc)
 {
     char prov[64], err[512];
     memset(loc, 0, sizeof *loc);
     if (strcmp(mf_host.cfg.engine, "auto")) {
+        note_rank_pid();
         job_secret(loc->secret, 0);
         const char *pid = getenv("MPIFPGA_ENGINE_PID"), *host = getenv("MPIFPGA_ENGINE_HOST");
         loc->pid = pid ? atoi(pid) : 0;

@@ -201,6 +201,19 @@ static int front_post(void *ctx, int grank, const mf_coll_req_t *req, int comm_s
     return 0;
 }
 
+/* Rank r's away call is over: its received bytes (nbytes of data, if any)
+ * to its buffer, its completion c to the session. */
+static void complete_away(mf_split_t *sp, int r, const mf_completion_t *c, const void *data,
+                          uint64_t nbytes)
+{
+    away_t mine = sp->away[r];
+    sp->away[r] = (away_t){0};
+    sp->naway--;
+    if (mine.recv && nbytes)
+        memcpy(mine.recv, data, nbytes < mine.recv_len ? nbytes : mine.recv_len);
+    mine.done(mine.user, c);
+}
+
 /* One away member's completion (from a replaying process's blob) to the
  * session.  0, or -1 if the blob is cut short. */
 static int take_completion(mf_split_t *sp, const uint8_t **at, const uint8_t *end)
@@ -210,15 +223,8 @@ static int take_completion(mf_split_t *sp, const uint8_t **at, const uint8_t *en
     if (get(at, end, &c, sizeof c) || get(at, end, &nbytes, sizeof nbytes) ||
         (uint64_t)(end - *at) < nbytes)
         return -1;
-    away_t *a = c.rank >= 0 && c.rank < mf_net_nranks(sp->net) && sp->away ? &sp->away[c.rank] : NULL;
-    if (a && a->done) {
-        away_t mine = *a;
-        *a = (away_t){0};
-        sp->naway--;
-        if (mine.recv)
-            memcpy(mine.recv, *at, nbytes < mine.recv_len ? nbytes : mine.recv_len);
-        mine.done(mine.user, &c);
-    }
+    if (sp->away && c.rank >= 0 && c.rank < mf_net_nranks(sp->net) && sp->away[c.rank].done)
+        complete_away(sp, c.rank, &c, *at, nbytes);
     *at += nbytes;
     return 0;
 }
@@ -264,10 +270,7 @@ static int front_run(void *ctx, char *err, size_t len)
         if (sp->away[r].done) { /* a blob cut short (a bug): fail, never hang */
             mf_completion_t c = {.rank = r, .status = -1};
             snprintf(c.err, sizeof c.err, "the engine process running rank %d lost its result", r);
-            away_t mine = sp->away[r];
-            sp->away[r] = (away_t){0};
-            sp->naway--;
-            mine.done(mine.user, &c);
+            complete_away(sp, r, &c, NULL, 0);
         }
     return rc;
 }

@@ -433,7 +433,7 @@ int main(int argc, char **argv)
      * process that stops here stops them all (mpiexec) */
     mf_split_t *split = mf_split_create(net, err, sizeof err);
     if (!split) {
-        if (sim_mpi_rank() == 0) /* the others fail alike */
+        if (reports_shared_errors()) /* the others fail alike */
             fprintf(stderr, PROG ": %s\n", err);
         mf_net_destroy(net);
         mf_topo_free(&t);

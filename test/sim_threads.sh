@@ -3,7 +3,8 @@
 # same figures for any thread count: every collective family, both
 # topologies, fat-tree aggregation, the baseline and synthetic traffic, on
 # 1 to 4 threads, and with every wake-up the engine skips taken
-# (MPIFPGA_SIM_FULL_WAKES), and without the load hints.  The runs take the
+# (MPIFPGA_SIM_FULL_WAKES), and without the load hints; also with credits
+# that come back over the path.  The runs take the
 # hints (MPIFPGA_SIM_HINTS=1), which by default only networks of 128
 # switches or more do: these are small so that the test is quick, and the
 # hooks must be checked on every thread count (and under ThreadSanitizer).
@@ -17,9 +18,13 @@ ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# credits that come back over the path (credit_hop_cycles, doc/model.md
+# assumption 8): sent between phases, so the same on every thread count
+printf 'credit_hop_cycles = 114\n' > "$tmp/credits.conf"
 i=0
 while read -r cfg; do
     [ -z "$cfg" ] && continue
+    cfg=$(echo "$cfg" | sed "s|@CREDITS@|$tmp/credits.conf|")
     i=$((i + 1))
     for t in 1 $COUNTS; do
         # shellcheck disable=SC2086
@@ -76,6 +81,8 @@ done <<'CONFIGS'
 -c allreduce -m 8:4096 -i 3 --nodes 27 --loop osu --format csv
 -c bcast -m 8:16384 -i 1 --nodes 8 --ppn 4 --baseline --format csv
 -c allreduce -m 1024:65536 -i 2 --topology torus:3x3x2 --ppn 2 --format csv
+-c scatter -m 1024:65536 -i 1 --topology torus:8x2x2 --params @CREDITS@ --format csv
+-c allreduce -m 1024:131072 -i 1 --topology fattree:8 --nodes 32 --params @CREDITS@ --format csv
 --traffic uniform --rate 0.3 --topology torus:4x4x2 --cycles 4000
 --traffic transpose --rate 0.6 --topology torus:4x4x2 --cycles 3000
 CONFIGS

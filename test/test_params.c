@@ -55,6 +55,8 @@ static int same_params(const mf_params_t *a, const mf_params_t *b)
            a->max_ranks == b->max_ranks && a->sa_cgr == b->sa_cgr &&
            a->aglu_latency_cycles == b->aglu_latency_cycles &&
            a->collector_cycles == b->collector_cycles && a->park_mib == b->park_mib &&
+           a->eject_per_port == b->eject_per_port &&
+           a->credit_hop_cycles == b->credit_hop_cycles &&
            a->pcie_latency_ns == b->pcie_latency_ns &&
            a->host_overhead_ns == b->host_overhead_ns && a->oversub == b->oversub &&
            a->seed == b->seed;

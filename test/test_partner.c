@@ -3,7 +3,8 @@
  * other engines: with every operation wrapped by a counting pass-through,
  * collectives on both topologies give the same figures and every kind of
  * call goes through it (credits read, credits returned, finish wake-ups,
- * and aggregation-engine posts on a fat tree); a wrapper that reports half
+ * and aggregation-engine posts on a fat tree; credits sent back over the
+ * path with credit_hop_cycles set); a wrapper that reports half
  * the credits changes the run -- the senders wait for credits that never
  * come, and the stall check stops it -- so the flows run on the port's
  * credits.  What a remote implementation (a domain split of collectives)
@@ -22,7 +23,7 @@
 typedef struct {
     mf_partner_port_t real;
     int halve; /* report half the bytes taken (MF_TAKEN_ALL stays) */
-    unsigned long taken, returned, wake, post_agg;
+    unsigned long taken, returned, credits, wake, post_agg;
 } wrap_t;
 
 static uint64_t w_taken(void *ctx, int rank, unsigned cctx, uint32_t seq, unsigned tag,
@@ -41,6 +42,14 @@ static void w_returned(void *ctx, int rank, unsigned bit, uint64_t now)
     w->real.returned(w->real.ctx, rank, bit, now);
 }
 
+static int w_credits(void *ctx, int sender, int receiver, unsigned cctx, uint32_t seq,
+                     unsigned tag, uint64_t taken, uint64_t at)
+{
+    wrap_t *w = ctx;
+    w->credits++;
+    return w->real.credits(w->real.ctx, sender, receiver, cctx, seq, tag, taken, at);
+}
+
 static void w_wake(void *ctx, int rank, uint64_t at)
 {
     wrap_t *w = ctx;
@@ -55,15 +64,19 @@ static int w_post_agg(void *ctx, int rank, const mf_coll_t *from, uint64_t at)
     return w->real.post_agg(w->real.ctx, rank, from, at);
 }
 
-/* One call of opc (bytes) over every rank of topo; *us its average time.
+/* One call of opc (bytes) over every rank of topo, credits coming back
+ * credit_hop cycles a hop (0: the next cycle); *us its average time.
  * With w, the network's partner port is wrapped by w. */
-static int run(const char *topo, mf_opcode_t opc, uint64_t bytes, wrap_t *w, double *us)
+static int run(const char *topo, mf_opcode_t opc, uint64_t bytes, const char *credit_hop,
+               wrap_t *w, double *us)
 {
     mf_params_t p;
     mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};
     mf_topo_t t;
     char err[256];
-    if (mf_params_load("u280", &p, err, sizeof err) || mf_topo_parse(topo, &spec, err, sizeof err))
+    if (mf_params_load("u280", &p, err, sizeof err) ||
+        mf_params_set(&p, "credit_hop_cycles", credit_hop, err, sizeof err) ||
+        mf_topo_parse(topo, &spec, err, sizeof err))
         return -1;
     int nodes = spec.kind == MF_TOPO_TORUS ? spec.x * spec.y * spec.z : 16;
     spec.oversub = spec.oversub ? spec.oversub : (int)p.oversub;
@@ -81,7 +94,9 @@ static int run(const char *topo, mf_opcode_t opc, uint64_t bytes, wrap_t *w, dou
         members[i] = i;
     if (w) {
         w->real = n->partners;
-        n->partners = (mf_partner_port_t){w_taken, w_returned, w_wake, w_post_agg, w};
+        n->partners = (mf_partner_port_t){.taken = w_taken, .returned = w_returned,
+                                          .credits = w_credits, .wake = w_wake,
+                                          .post_agg = w_post_agg, .ctx = w};
     }
     mf_coll_spec_t c = {.opc = opc, .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .bytes = bytes};
     mf_coll_timing_t tm;
@@ -115,8 +130,8 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double plain = 0, wrapped = 0, halved = 0;
         wrap_t w = {0}, h = {.halve = 1};
-        int rc = run(cases[i].topo, cases[i].opc, cases[i].bytes, NULL, &plain) |
-                 run(cases[i].topo, cases[i].opc, cases[i].bytes, &w, &wrapped);
+        int rc = run(cases[i].topo, cases[i].opc, cases[i].bytes, "0", NULL, &plain) |
+                 run(cases[i].topo, cases[i].opc, cases[i].bytes, "0", &w, &wrapped);
         ok(!rc && plain > 0 && wrapped == plain && w.taken && w.returned && w.wake &&
                (!cases[i].fattree || w.post_agg),
            "%s %s %llu B through a wrapped partner port: the same %.3f us (%.3f), %lu credit "
@@ -125,12 +140,22 @@ int main(void)
            plain, wrapped, w.taken, w.returned, w.wake, w.post_agg);
         if (i == 0) { /* the credits the flows run on are the port's */
             diag("the next run is to stall:");
-            rc = run(cases[i].topo, cases[i].opc, cases[i].bytes, &h, &halved);
+            rc = run(cases[i].topo, cases[i].opc, cases[i].bytes, "0", &h, &halved);
             ok(h.taken && (rc || halved != plain),
                "%s %s with half the credits reported: %s", cases[i].topo,
                mf_opcode_name(cases[i].opc),
                rc ? "the senders wait for credits that never come (stall)" : "other figures");
         }
     }
+    /* credits over the path (credit_hop_cycles) go through the port too,
+     * in place of the reads and returns */
+    double plain = 0, wrapped = 0;
+    wrap_t w = {0};
+    int rc = run("torus:4x4x4", MF_OPC_ALLREDUCE, 262144, "114", NULL, &plain) |
+             run("torus:4x4x4", MF_OPC_ALLREDUCE, 262144, "114", &w, &wrapped);
+    ok(!rc && plain > 0 && wrapped == plain && w.credits && !w.taken && !w.returned,
+       "torus:4x4x4 allreduce 262144 B, credits over the path, wrapped: the same %.3f us "
+       "(%.3f), %lu credits sent, %lu reads, %lu returns", plain, wrapped, w.credits, w.taken,
+       w.returned);
     return tap_done();
 }

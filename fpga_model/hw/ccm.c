@@ -120,6 +120,8 @@ static void free_record(void *unused, void *coll, uint64_t unused2)
     mf_coll_t *c = coll;
     free(c->st);
     free(c->fl);
+    for (int i = 0; i < c->nsk; i++)
+        mf_credit_free(&c->sk[i].credits);
     free(c->sk);
     free(c->sk_by_off);
     free(c->sk_active);

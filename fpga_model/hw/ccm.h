@@ -110,6 +110,8 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now);
 uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, unsigned tag,
                           uint64_t now);
 void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now);
+int mf_engines_credits(void *engines, int sender, int receiver, unsigned cctx, uint32_t seq,
+                       unsigned tag, uint64_t taken, uint64_t at);
 void mf_engines_wake(void *engines, int rank, uint64_t at);
 int mf_engines_post_agg(void *engines, int rank, const mf_coll_t *from, uint64_t at);
 /* A child engine's post applied at once (a split network's posts cross as

@@ -60,6 +60,27 @@ void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now)
         mf_wake(&sender->wake, now + 1);
 }
 
+/* Credits over the path (credit_hop > 0): every NET sink of the sender's
+ * running call that feeds that stream gets them, from cycle `at`, and the
+ * sender runs then.  The sender is still in that call: the stream has not
+ * had all its bytes yet (flow.c sends credits only then). */
+int mf_engines_credits(void *engines, int sender, int receiver, unsigned cctx, uint32_t seq,
+                       unsigned tag, uint64_t taken, uint64_t at)
+{
+    mf_engine_t *e = (mf_engine_t *)engines + sender;
+    mf_coll_t *c = e->cur[cctx];
+    if (!c || c->seq != seq)
+        return 0;
+    for (int i = 0; i < c->nsk; i++) {
+        mf_sink_t *k = &c->sk[i];
+        if (k->kind == MF_SINK_NET && k->dest == receiver && k->tag == tag &&
+            mf_credit_send(&k->credits, at, taken))
+            return -1;
+    }
+    mf_wake(&e->ccm->wake, at);
+    return 0;
+}
+
 void mf_engines_wake(void *engines, int rank, uint64_t at)
 {
     mf_wake(&((mf_engine_t *)engines)[rank].ccm->wake, at);

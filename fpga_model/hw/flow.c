@@ -192,7 +192,8 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_
         uint64_t room = net_room(m, k, k->acked_lb, l2_full);
         if (room >= need) /* need >= 1 */
             return room;
-        k->acked_lb = partner_consumed(m, c, k, now);
+        k->acked_lb = m->cfg->credit_hop ? mf_credit_seen(k->credits, now, k->acked_lb)
+                                         : partner_consumed(m, c, k, now);
         return net_room(m, k, k->acked_lb, l2_full);
     }
     default: {
@@ -401,6 +402,24 @@ static void credit_back(void *port, void *rb, uint64_t now)
     p->returned(p->ctx, (int)(v >> 6), (unsigned)(v & 63), now);
 }
 
+/* credit_hop > 0, after the switches' phase of cycle now in which this
+ * engine took bytes of NET stream st: the count it has taken goes back to
+ * the sender, which sees it a path's latency later (hops x credit_hop
+ * cycles; at least the next cycle, as without). */
+static void credit_over_path(void *ccm, void *stream, uint64_t now)
+{
+    mf_ccm_t *m = ccm;
+    const mf_stream_t *st = stream;
+    const mf_coll_t *c = st->call;
+    int sender = st->src - 1, receiver = c->eng->grank;
+    int hops = mf_topo_hops(m->topo, mf_topo_engine_switch(m->topo, m->topo->nranks, receiver),
+                            mf_topo_engine_switch(m->topo, m->topo->nranks, sender));
+    uint64_t delay = (uint64_t)hops * m->cfg->credit_hop;
+    if (m->partners->credits(m->partners->ctx, sender, receiver, c->req.hdr.ctx, c->seq, st->tag,
+                             st->out, now + (delay ? delay : 1)))
+        mf_fault(&m->fault, "out of memory sending stream credits");
+}
+
 /* Produce n output bytes and hand them to the sinks. */
 static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t now,
                  uint64_t ready)
@@ -434,6 +453,10 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
             c->read_room = 1;
             mf_wake(&m->wake, now + 1);
         } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
+            if (m->cfg->credit_hop) { /* they travel back over the path */
+                mf_sim_defer(m->wake.sim, credit_over_path, m, st, now);
+                continue;
+            }
             /* credits back to the sender, which sees them from the next
              * cycle (partner_consumed) */
             uintptr_t bit = mf_credit_bit((unsigned)c->eng->grank, c->req.hdr.ctx, st->tag);

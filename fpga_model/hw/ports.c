@@ -273,3 +273,46 @@ void mf_host_write_data(mf_coll_t *c, uint64_t off, const uint8_t *src, size_t l
     }
 }
 
+
+/* ---- credits on their way back (hw/ports.h) ------------------------------- */
+
+int mf_credit_send(mf_credit_line_t **line, uint64_t at, uint64_t taken)
+{
+    mf_credit_line_t *l = *line;
+    if (!l && !(l = *line = calloc(1, sizeof *l)))
+        return -1;
+    if (l->n && l->q[(l->head + l->n - 1) & (l->cap - 1)].at == at) {
+        l->q[(l->head + l->n - 1) & (l->cap - 1)].taken = taken; /* one cycle's takes */
+        return 0;
+    }
+    if (l->n == l->cap) { /* grow the ring, oldest first */
+        uint32_t cap = l->cap ? 2 * l->cap : 16;
+        mf_credit_t *q = malloc(cap * sizeof *q);
+        if (!q)
+            return -1;
+        for (uint32_t i = 0; i < l->n; i++)
+            q[i] = l->q[(l->head + i) & (l->cap - 1)];
+        free(l->q);
+        *l = (mf_credit_line_t){q, 0, l->n, cap};
+    }
+    l->q[(l->head + l->n++) & (l->cap - 1)] = (mf_credit_t){at, taken};
+    return 0;
+}
+
+uint64_t mf_credit_seen(mf_credit_line_t *l, uint64_t now, uint64_t seen)
+{
+    while (l && l->n && l->q[l->head & (l->cap - 1)].at <= now) {
+        seen = l->q[l->head & (l->cap - 1)].taken;
+        l->head++;
+        l->n--;
+    }
+    return seen;
+}
+
+void mf_credit_free(mf_credit_line_t **line)
+{
+    if (*line)
+        free((*line)->q);
+    free(*line);
+    *line = NULL;
+}

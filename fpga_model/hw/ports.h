@@ -63,6 +63,7 @@ typedef struct {
     uint32_t phit_bytes, pkt_bytes, datapath_bytes, dma_bytes;
     uint32_t stage, pcie, host_o, link_lat;
     uint32_t window;        /* end-to-end credit window: one input FIFO's bytes */
+    uint32_t credit_hop;    /* credits come back this many cycles a hop; 0: next cycle */
     uint64_t dma_window;    /* DMA read bytes in flight per HOST stream (dma.c) */
     uint32_t reduce_cycles; /* AgLU latency */
     uint32_t copy_cycles;   /* collector / L2 latency */
@@ -269,6 +270,28 @@ void mf_stream_drop(mf_stream_pool_t *p, mf_stream_t *st);
 /* The producer has finished; the consumer looks again at cycle `visible`. */
 void mf_stream_close(mf_stream_t *st, uint64_t visible);
 
+/* ---- credits on their way back (credit_hop > 0) ----------------------------
+ * With credit_hop_cycles set, a partner's stream credits reach the sender
+ * after the path's latency instead of the next cycle: each cycle in which
+ * the partner took bytes sends the count it has taken, which the sender's
+ * NET sink sees from cycle `at` on.  Pushed between phases (flow.c defers
+ * it), taken by the sender's own produce: never two threads at once. */
+typedef struct {
+    uint64_t at, taken;
+} mf_credit_t;
+typedef struct {
+    mf_credit_t *q;     /* ring: [head, head + n) */
+    uint32_t head, n, cap;
+} mf_credit_line_t;
+
+/* Record that `taken` bytes are credited from cycle at (at never decreases
+ * along one line).  0, or -1 out of memory. */
+int mf_credit_send(mf_credit_line_t **line, uint64_t at, uint64_t taken);
+/* The count credited by cycle now (older entries are dropped), or `seen`
+ * if nothing new has arrived. */
+uint64_t mf_credit_seen(mf_credit_line_t *line, uint64_t now, uint64_t seen);
+void mf_credit_free(mf_credit_line_t **line);
+
 /* ---- the call record ------------------------------------------------------- */
 
 typedef enum { MF_FLOW_COPY = 0, MF_FLOW_REDUCE, MF_FLOW_CONCAT } mf_flow_kind_t;
@@ -288,6 +311,7 @@ typedef struct {
     uint64_t extra_win; /* NET: bytes the partner parks in switch memory beyond one FIFO window */
     uint64_t acked_lb;  /* NET: the partner's consumed count last read: credits only grow,
                          * so a lower bound of them now (flow.c sink_room) */
+    mf_credit_line_t *credits; /* NET, credit_hop > 0: credits on their way back */
     mf_pkt_t *pk;       /* NET: packet being filled */
 } mf_sink_t;
 
@@ -510,6 +534,12 @@ typedef struct {
      * see more credits on the streams that bit `bit` (mf_credit_bit, < 64)
      * stands for from cycle now + 1 */
     void (*returned)(void *ctx, int rank, unsigned bit, uint64_t now);
+    /* credit_hop > 0: engine `receiver` had taken `taken` bytes of the NET
+     * stream `tag` that engine `sender` sends it in collective `seq` on
+     * context `cctx` (the stream's own count); the sender sees them from
+     * cycle `at` (a path's latency on).  Between phases; -1 out of memory. */
+    int (*credits)(void *ctx, int sender, int receiver, unsigned cctx, uint32_t seq,
+                   unsigned tag, uint64_t taken, uint64_t at);
     /* run engine `rank`'s switch at cycle `at` */
     void (*wake)(void *ctx, int rank, uint64_t at);
     /* configure aggregation engine `rank` for the collective `from` runs,

@@ -190,6 +190,15 @@ int mf_dom_attach(mf_net_t *n, const mf_dom_ops_t *ops, const mf_dom_partition_t
                   char *err, size_t errlen)
 {
     static const mf_dom_partition_t by_range = {.kind = MF_DOM_RANGE};
+    if (n->cfg.credit_hop) {
+        /* the engines' copies of one another (domain_coll.c) carry credits
+         * seen the next cycle only */
+        snprintf(err, errlen,
+                 "credit_hop_cycles = %u: credits over the path are not modeled on a "
+                 "network split among processes; run it in one process (-n 1)",
+                 n->cfg.credit_hop);
+        return -1;
+    }
     mf_dom_t *d = calloc(1, sizeof *d);
     if (!d)
         goto oom;

@@ -144,7 +144,8 @@ int mf_dom_engines_attach(mf_net_t *n, mf_dom_t *d)
     for (int s = 0; s < n->nsw; s++)
         n->sw[s].streams.note_moved = 1;
     /* the CCMs hold a pointer to n->partners (hw/switch.c) */
-    n->partners = (mf_partner_port_t){dom_taken, dom_returned, dom_wake, dom_post_agg, n};
+    n->partners = (mf_partner_port_t){.taken = dom_taken, .returned = dom_returned,
+                                      .wake = dom_wake, .post_agg = dom_post_agg, .ctx = n};
     return 0;
 }
 

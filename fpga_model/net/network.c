@@ -52,6 +52,7 @@ static void derive(mf_net_t *n)
                            .datapath_bytes = n->datapath_bytes, .dma_bytes = n->dma_bytes,
                            .stage = n->stage, .pcie = n->pcie, .host_o = n->host_o,
                            .link_lat = n->link_lat, .window = p->input_fifo_bytes,
+                           .credit_hop = p->credit_hop_cycles,
                            /* a PCIe round of the DMA's bytes, plus a few packets */
                            .dma_window = (uint64_t)n->pcie * n->dma_bytes + 4ull * n->pkt_bytes,
                            .reduce_cycles = p->aglu_latency_cycles,
@@ -296,8 +297,12 @@ mf_net_t *mf_net_create(const mf_params_t *p, const mf_topo_t *t, char *err, siz
         goto fail;
     }
     n->eng = calloc(n->neng, sizeof *n->eng);
-    n->partners = (mf_partner_port_t){mf_engines_taken, mf_engines_returned, mf_engines_wake,
-                                      mf_engines_post_agg, n->eng};
+    n->partners = (mf_partner_port_t){.taken = mf_engines_taken,
+                                      .returned = mf_engines_returned,
+                                      .credits = mf_engines_credits,
+                                      .wake = mf_engines_wake,
+                                      .post_agg = mf_engines_post_agg,
+                                      .ctx = n->eng};
     n->dma = calloc(t->nnodes, sizeof *n->dma);
     n->ct = calloc(n->neng, sizeof *n->ct);
     n->col = calloc(n->neng, sizeof *n->col);

@@ -52,6 +52,7 @@ static const mf_pdef_t mf_pdefs[] = {
     ROW(collector_cycles, MF_T_UINT, 0, 1024, 0, "collector / L2 switch traversal [cycles]"),
     ROW(park_mib, MF_T_UINT, 0, 1u << 20, 0, "switch memory parking gather streams [MiB], 0 = FIFOs only"),
     ROW(eject_per_port, MF_T_UINT, 0, 1, 0, "collective packets enter the collector by a lane per input port (1) or one shared lane (0)"),
+    ROW(credit_hop_cycles, MF_T_UINT, 0, 1u << 20, 0, "cycles a stream's credits take back per hop of the path [cycles], 0 = seen the next cycle"),
     ROW(pcie_latency_ns, MF_T_DBL, 0, 1e7, 0, "one-way PCIe DMA latency [ns]"),
     ROW(host_overhead_ns, MF_T_DBL, 0, 1e7, 0, "host cost to post / complete an offloaded call [ns]"),
     ROW(oversub, MF_T_UINT, 1, 64, 0, "fat-tree leaf down:up ratio (3 = 3:1)"),

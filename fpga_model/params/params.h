@@ -36,6 +36,7 @@ typedef struct mf_params {
     unsigned collector_cycles;      /* collector / L2 switch traversal */
     unsigned park_mib;              /* switch memory parking streams the FIFOs cannot hold */
     unsigned eject_per_port;        /* collective packets: one collector lane per input port */
+    unsigned credit_hop_cycles;     /* stream credits travel back this long a hop; 0 = next cycle */
     /* processor <-> switch */
     double pcie_latency_ns;         /* one-way PCIe DMA latency */
     double host_overhead_ns;        /* host cost to post / complete an offloaded call */

@@ -231,7 +231,7 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now)
     e->running &= ~(1u << c->req.hdr.ctx);
     m->nactive--;
     /* its partners' credits for it become unlimited from the next cycle
-     * (flow.c, partner_consumed) */
+     * (ccm_credits.c, mf_ccm_credits_seen) */
     for (int i = 0; i < c->nst; i++)
         if (c->st[i].kind == MF_ST_NET && c->st[i].src)
             m->partners->wake(m->partners->ctx, c->st[i].src - 1, now + 1);

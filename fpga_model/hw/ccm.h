@@ -136,6 +136,12 @@ static inline void mf_flow_inputs_idle(mf_coll_t *c, const mf_flow_t *f, int idl
 void mf_flow_unpark(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f);
 void mf_flow_room_taken(mf_ccm_t *m, mf_coll_t *c, const mf_flow_t *taker, mf_stream_t *st,
                         uint64_t now);
+/* ccm_credits.c: a NET sink's credits as far as they have come back by
+ * cycle now (flow.c reads them when the count last seen does not leave
+ * room); after this engine took bytes of NET stream st in cycle now, send
+ * its credits back to the sender */
+uint64_t mf_ccm_credits_seen(const mf_ccm_t *m, const mf_coll_t *c, mf_sink_t *k, uint64_t now);
+void mf_ccm_credits_back(mf_ccm_t *m, const mf_coll_t *c, mf_stream_t *st, uint64_t now);
 /* After switch allocation: wake the flows whose L2 queue has room now. */
 void mf_ccm_l2_room(mf_ccm_t *m, uint64_t now, int *busy);
 /* c ends: forget its parked flows. */

@@ -63,7 +63,7 @@ void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now)
 /* Credits over the path (credit_hop > 0): every NET sink of the sender's
  * running call that feeds that stream gets them, from cycle `at`, and the
  * sender runs then.  The sender is still in that call: the stream has not
- * had all its bytes yet (flow.c sends credits only then). */
+ * had all its bytes yet (ccm_credits.c sends credits only then). */
 int mf_engines_credits(void *engines, int sender, int receiver, unsigned cctx, uint32_t seq,
                        unsigned tag, uint64_t taken, uint64_t at)
 {

@@ -147,16 +147,6 @@ static uint64_t input_avail(mf_coll_t *c, mf_flow_t *f, uint64_t now)
     return n;
 }
 
-/* Bytes of the partner's stream for this sink that it has consumed (the
- * credits that have come back), through the partner port.  Out of line:
- * sink_room needs it only when the count last read does not answer, and
- * kept apart the port's call leaves the flows' step as it was. */
-static __attribute__((noinline)) uint64_t partner_consumed(const mf_ccm_t *m, const mf_coll_t *c,
-                                        const mf_sink_t *k, uint64_t now)
-{
-    return mf_partner_taken(m->partners, k->dest, c->req.hdr.ctx, c->seq, k->tag, now);
-}
-
 /* Room a NET sink has, with the partner's consumed count `acked`. */
 static inline uint64_t net_room(const mf_ccm_t *m, const mf_sink_t *k, uint64_t acked,
                                 int l2_full)
@@ -192,8 +182,7 @@ static inline __attribute__((always_inline)) uint64_t sink_room(mf_ccm_t *m, mf_
         uint64_t room = net_room(m, k, k->acked_lb, l2_full);
         if (room >= need) /* need >= 1 */
             return room;
-        k->acked_lb = m->cfg->credit_hop ? mf_credit_seen(k->credits, now, k->acked_lb)
-                                         : partner_consumed(m, c, k, now);
+        k->acked_lb = mf_ccm_credits_seen(m, c, k, now);
         return net_room(m, k, k->acked_lb, l2_full);
     }
     default: {
@@ -391,35 +380,6 @@ static void deliver(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, const uint8_t *buf,
     }
 }
 
-/* After the switches' phase of cycle now: tell the sender (rank in the
- * high bits of rb, the stream's credit bit in the low six) that a partner
- * took bytes it sent.  Deferred here rather than in the port, so a take
- * costs what a deferral costs. */
-static void credit_back(void *port, void *rb, uint64_t now)
-{
-    const mf_partner_port_t *p = port;
-    uintptr_t v = (uintptr_t)rb;
-    p->returned(p->ctx, (int)(v >> 6), (unsigned)(v & 63), now);
-}
-
-/* credit_hop > 0, after the switches' phase of cycle now in which this
- * engine took bytes of NET stream st: the count it has taken goes back to
- * the sender, which sees it a path's latency later (hops x credit_hop
- * cycles; at least the next cycle, as without). */
-static void credit_over_path(void *ccm, void *stream, uint64_t now)
-{
-    mf_ccm_t *m = ccm;
-    const mf_stream_t *st = stream;
-    const mf_coll_t *c = st->call;
-    int sender = st->src - 1, receiver = c->eng->grank;
-    int hops = mf_topo_hops(m->topo, mf_topo_engine_switch(m->topo, m->topo->nranks, receiver),
-                            mf_topo_engine_switch(m->topo, m->topo->nranks, sender));
-    uint64_t delay = (uint64_t)hops * m->cfg->credit_hop;
-    if (m->partners->credits(m->partners->ctx, sender, receiver, c->req.hdr.ctx, c->seq, st->tag,
-                             st->out, now + (delay ? delay : 1)))
-        mf_fault(&m->fault, "out of memory sending stream credits");
-}
-
 /* Produce n output bytes and hand them to the sinks. */
 static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t now,
                  uint64_t ready)
@@ -453,15 +413,7 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
             c->read_room = 1;
             mf_wake(&m->wake, now + 1);
         } else if (st->kind == MF_ST_NET && st->src && st->in < st->len) {
-            if (m->cfg->credit_hop) { /* they travel back over the path */
-                mf_sim_defer(m->wake.sim, credit_over_path, m, st, now);
-                continue;
-            }
-            /* credits back to the sender, which sees them from the next
-             * cycle (partner_consumed) */
-            uintptr_t bit = mf_credit_bit((unsigned)c->eng->grank, c->req.hdr.ctx, st->tag);
-            mf_sim_defer(m->wake.sim, credit_back, (void *)(uintptr_t)m->partners,
-                         (void *)((uintptr_t)(st->src - 1) << 6 | bit), now);
+            mf_ccm_credits_back(m, c, st, now); /* to the sender (ccm_credits.c) */
         }
     }
 }

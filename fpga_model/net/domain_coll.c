@@ -181,7 +181,7 @@ static void send_view(mf_net_t *n, int rank, int ctx, const mf_dom_view_t *v, un
 /* Engine e's state on ctx against what was last sent of it.  A call's
  * start and end go to every domain; a stream's count, where it moved, only
  * to its sender's domain -- the sender is the one engine that reads it
- * (hw/flow.c partner_consumed) -- if that is not this one. */
+ * (hw/ccm_credits.c mf_ccm_credits_seen) -- if that is not this one. */
 static void publish_ctx(mf_net_t *n, const mf_engine_t *e, int ctx, mf_dom_view_t *sent,
                         uint64_t end)
 {

@@ -199,7 +199,7 @@ MUTATIONS = [
        "mf_wake(&((mf_engine_t *)m->partners->ctx)[c->st[i].src - 1].ccm->wake, now + 1);")],
      "past the partner port"),
     ("a call of the partner port's implementation, not the port",
-     [("hw/flow.c",
+     [("hw/ccm_credits.c",
        "return mf_partner_taken(m->partners, k->dest, c->req.hdr.ctx, c->seq, k->tag, now);",
        "return mf_engines_taken(m->partners->ctx, k->dest, c->req.hdr.ctx, c->seq, k->tag, now);")],
      "past the partner port (mf_engines_taken("),

@@ -1,0 +1,65 @@
+/*
+ * End-to-end stream credits (doc/model.md section 5, assumption 8): a NET
+ * sink may have one window (input_fifo_bytes, plus what the receiver parks)
+ * that its partner has not consumed.  How the consumed count gets back to
+ * the sender, through the partner port (hw/ports.h):
+ *   - by default the sender reads it the cycle after the partner took the
+ *     bytes (`taken`), and a sender waiting for it is woken (`returned`);
+ *   - with credit_hop_cycles set, each cycle in which the partner took
+ *     bytes sends the count back over the path (`credits`), and the sender
+ *     sees it hops x credit_hop cycles later.
+ */
+#include <stdint.h>
+
+#include "hw/ccm.h"
+
+/* Bytes of the partner's stream for this sink that it has consumed (the
+ * credits that have come back).  Out of line: sink_room (flow.c) needs it
+ * only when the count last read does not answer. */
+uint64_t mf_ccm_credits_seen(const mf_ccm_t *m, const mf_coll_t *c, mf_sink_t *k, uint64_t now)
+{
+    if (m->cfg->credit_hop)
+        return mf_credit_seen(k->credits, now, k->acked_lb);
+    return mf_partner_taken(m->partners, k->dest, c->req.hdr.ctx, c->seq, k->tag, now);
+}
+
+/* After the switches' phase of cycle now: tell the sender (rank in the
+ * high bits of rb, the stream's credit bit in the low six) that a partner
+ * took bytes it sent.  Deferred rather than in the port, so a take costs
+ * what a deferral costs. */
+static void credit_back(void *port, void *rb, uint64_t now)
+{
+    const mf_partner_port_t *p = port;
+    uintptr_t v = (uintptr_t)rb;
+    p->returned(p->ctx, (int)(v >> 6), (unsigned)(v & 63), now);
+}
+
+/* credit_hop > 0, after the switches' phase of cycle now in which this
+ * engine took bytes of NET stream st: the count it has taken goes back to
+ * the sender, which sees it a path's latency later (hops x credit_hop
+ * cycles; at least the next cycle, as without). */
+static void credit_over_path(void *ccm, void *stream, uint64_t now)
+{
+    mf_ccm_t *m = ccm;
+    const mf_stream_t *st = stream;
+    const mf_coll_t *c = st->call;
+    int sender = st->src - 1, receiver = c->eng->grank;
+    int hops = mf_topo_hops(m->topo, mf_topo_engine_switch(m->topo, m->topo->nranks, receiver),
+                            mf_topo_engine_switch(m->topo, m->topo->nranks, sender));
+    uint64_t delay = (uint64_t)hops * m->cfg->credit_hop;
+    if (m->partners->credits(m->partners->ctx, sender, receiver, c->req.hdr.ctx, c->seq, st->tag,
+                             st->out, now + (delay ? delay : 1)))
+        mf_fault(&m->fault, "out of memory sending stream credits");
+}
+
+void mf_ccm_credits_back(mf_ccm_t *m, const mf_coll_t *c, mf_stream_t *st, uint64_t now)
+{
+    if (m->cfg->credit_hop) { /* they travel back over the path */
+        mf_sim_defer(m->wake.sim, credit_over_path, m, st, now);
+        return;
+    }
+    /* the sender sees them from the next cycle (mf_ccm_credits_seen) */
+    uintptr_t bit = mf_credit_bit((unsigned)c->eng->grank, c->req.hdr.ctx, st->tag);
+    mf_sim_defer(m->wake.sim, credit_back, (void *)(uintptr_t)m->partners,
+                 (void *)((uintptr_t)(st->src - 1) << 6 | bit), now);
+}

@@ -104,4 +104,27 @@ for g in 1 2 3; do
     check "SIGTERM to timeout(1) around mpifpga-run (its process group signalled twice), run $g" \
         $rc "$t0" "$t1" "$tmp/g.log"
 done
+
+# After a failed job mpiexec may return before a rank is gone (CI: "left:
+# processes ..." after an MPI_Abort).  The launcher's wait_ranks kills a
+# rank still there after half its patience -- only one whose environment
+# names the job's directory, not a process that took over a rank's pid.
+# Its functions, as the launcher has them, on two stand-ins.
+newtmp w
+jobdir=$TMPDIR/job
+mkdir -p "$jobdir"
+( tmp=$jobdir
+  eval "$(sed -n '/^alive() {/,/^}/p; /^job_rank() {/,/^}/p; /^wait_ranks() {/,/^}/p' "$RUNNER")"
+  MPIFPGA_BELL_DIR=$jobdir sleep 60 & ours=$!
+  MPIFPGA_BELL_DIR=$jobdir.not sleep 60 & other=$!
+  : > "$jobdir/rank.$ours"; : > "$jobdir/rank.$other"
+  sleep 0.2
+  wait_ranks 10
+  alive $ours; a=$?; alive $other; b=$?
+  kill $other 2>/dev/null
+  echo "$a $b" > "$TMPDIR/w.out" )
+rm -rf "$jobdir"
+[ "$(cat "$TMPDIR/w.out" 2>/dev/null)" = "1 0" ]
+ok $? "a rank still running after a failed job is killed; a process with another job's directory is not ($(cat "$TMPDIR/w.out" 2>/dev/null))"
+rm -f "$TMPDIR/w.out"
 finish

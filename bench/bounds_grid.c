@@ -10,9 +10,13 @@
  * over all sizes.  test/test_bounds runs a fast subset in `make check`.
  *
  *   make bench-bounds                       (the whole grid)
- *   ./bench/bounds_grid [-m MAX_BYTES] [-a paper|tree|auto] [TOPOLOGY:NODES ...]
+ *   ./bench/bounds_grid [-m MAX_BYTES] [-a paper|tree|auto] [-p u280|novog|FILE]
+ *                       [TOPOLOGY:NODES ...]
  *       e.g. ./bench/bounds_grid -m 65536 torus:64 fattree:8:16
  *   -a: the switches' algorithms (mpifpga-sim --algorithm; default paper).
+ *   -p: the switches' parameter set (mpifpga-sim --params; default u280),
+ *       e.g. a file "credit_hop_cycles = 114": the bounds hold whatever the
+ *       set, since they are computed from it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -132,12 +136,17 @@ int main(int argc, char **argv)
                                      "fattree:16:128"};
     uint64_t max = 4u << 20;
     mf_algo_mode_t mode = MF_ALGO_PAPER;
+    const char *params = "u280";
     int first = 1;
-    while (first + 1 < argc && (!strcmp(argv[first], "-m") || !strcmp(argv[first], "-a"))) {
+    while (first + 1 < argc && argv[first][0] == '-' && strchr("map", argv[first][1]) &&
+           argv[first][1] && !argv[first][2]) {
+        const char *v = argv[first + 1];
         if (argv[first][1] == 'm') {
-            max = strtoull(argv[first + 1], NULL, 0);
-        } else if (mf_algo_mode_parse(argv[first + 1], &mode)) {
-            fprintf(stderr, "bounds_grid: -a '%s': expected paper, tree or auto\n", argv[first + 1]);
+            max = strtoull(v, NULL, 0);
+        } else if (argv[first][1] == 'p') {
+            params = v;
+        } else if (mf_algo_mode_parse(v, &mode)) {
+            fprintf(stderr, "bounds_grid: -a '%s': expected paper, tree or auto\n", v);
             return 2;
         }
         first += 2;
@@ -145,13 +154,14 @@ int main(int argc, char **argv)
     mf_params_t p;
     mf_host_params_t h;
     char err[256];
-    if (mf_params_load("u280", &p, err, sizeof err) ||
+    if (mf_params_load(params, &p, err, sizeof err) ||
         mf_host_params_load("skx-opa", &h, err, sizeof err)) {
         fprintf(stderr, "bounds_grid: %s\n", err);
         return 2;
     }
+    printf("# parameters: %s, host: skx-opa\n", params);
     double worst[2] = {1e9, 1e9};
-    int ntopo = first < argc ? argc - first : 5;
+    int ntopo = first < argc ? argc - first : (int)(sizeof defaults / sizeof defaults[0]);
     for (int i = 0; i < ntopo; i++)
         if (run_topology(&p, &h, first < argc ? argv[first + i] : defaults[i], max, mode, worst))
             return 1;

@@ -276,13 +276,19 @@ void mf_host_write_data(mf_coll_t *c, uint64_t off, const uint8_t *src, size_t l
 
 /* ---- credits on their way back (hw/ports.h) ------------------------------- */
 
+/* the i-th credit of line l, oldest first */
+static mf_credit_t *credit_at(const mf_credit_line_t *l, uint32_t i)
+{
+    return &l->q[(l->head + i) & (l->cap - 1)];
+}
+
 int mf_credit_send(mf_credit_line_t **line, uint64_t at, uint64_t taken)
 {
     mf_credit_line_t *l = *line;
     if (!l && !(l = *line = calloc(1, sizeof *l)))
         return -1;
-    if (l->n && l->q[(l->head + l->n - 1) & (l->cap - 1)].at == at) {
-        l->q[(l->head + l->n - 1) & (l->cap - 1)].taken = taken; /* one cycle's takes */
+    if (l->n && credit_at(l, l->n - 1)->at == at) {
+        credit_at(l, l->n - 1)->taken = taken; /* one cycle's takes */
         return 0;
     }
     if (l->n == l->cap) { /* grow the ring, oldest first */
@@ -291,18 +297,18 @@ int mf_credit_send(mf_credit_line_t **line, uint64_t at, uint64_t taken)
         if (!q)
             return -1;
         for (uint32_t i = 0; i < l->n; i++)
-            q[i] = l->q[(l->head + i) & (l->cap - 1)];
+            q[i] = *credit_at(l, i);
         free(l->q);
         *l = (mf_credit_line_t){q, 0, l->n, cap};
     }
-    l->q[(l->head + l->n++) & (l->cap - 1)] = (mf_credit_t){at, taken};
+    *credit_at(l, l->n++) = (mf_credit_t){at, taken};
     return 0;
 }
 
 uint64_t mf_credit_seen(mf_credit_line_t *l, uint64_t now, uint64_t seen)
 {
-    while (l && l->n && l->q[l->head & (l->cap - 1)].at <= now) {
-        seen = l->q[l->head & (l->cap - 1)].taken;
+    while (l && l->n && credit_at(l, 0)->at <= now) {
+        seen = credit_at(l, 0)->taken;
         l->head++;
         l->n--;
     }

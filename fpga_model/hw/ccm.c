@@ -120,8 +120,9 @@ static void free_record(void *unused, void *coll, uint64_t unused2)
     mf_coll_t *c = coll;
     free(c->st);
     free(c->fl);
-    for (int i = 0; i < c->nsk; i++)
-        mf_credit_free(&c->sk[i].credits);
+    for (int i = 0; i < c->ncredit_lines; i++)
+        mf_credit_free(c->credit_lines[i]);
+    free(c->credit_lines);
     free(c->sk);
     free(c->sk_by_off);
     free(c->sk_active);

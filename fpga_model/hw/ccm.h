@@ -142,6 +142,7 @@ void mf_flow_room_taken(mf_ccm_t *m, mf_coll_t *c, const mf_flow_t *taker, mf_st
  * its credits back to the sender */
 uint64_t mf_ccm_credits_seen(const mf_ccm_t *m, const mf_coll_t *c, mf_sink_t *k, uint64_t now);
 void mf_ccm_credits_back(mf_ccm_t *m, const mf_coll_t *c, mf_stream_t *st, uint64_t now);
+mf_credit_line_t *mf_ccm_credit_line(mf_coll_t *c, int dest, unsigned tag);
 /* After switch allocation: wake the flows whose L2 queue has room now. */
 void mf_ccm_l2_room(mf_ccm_t *m, uint64_t now, int *busy);
 /* c ends: forget its parked flows. */

@@ -10,6 +10,7 @@
  *     sees it hops x credit_hop cycles later.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "hw/ccm.h"
 
@@ -41,15 +42,45 @@ static void credit_back(void *port, void *rb, uint64_t now)
 static void credit_over_path(void *ccm, void *stream, uint64_t now)
 {
     mf_ccm_t *m = ccm;
-    const mf_stream_t *st = stream;
+    mf_stream_t *st = stream;
     const mf_coll_t *c = st->call;
     int sender = st->src - 1, receiver = c->eng->grank;
-    int hops = mf_topo_hops(m->topo, mf_topo_engine_switch(m->topo, m->topo->nranks, receiver),
-                            mf_topo_engine_switch(m->topo, m->topo->nranks, sender));
-    uint64_t delay = (uint64_t)hops * m->cfg->credit_hop;
+    if (!st->credit_delay) { /* the path's hops, once per stream */
+        int hops = mf_topo_hops(m->topo, mf_topo_engine_switch(m->topo, m->topo->nranks, receiver),
+                                mf_topo_engine_switch(m->topo, m->topo->nranks, sender));
+        uint64_t delay = (uint64_t)hops * m->cfg->credit_hop;
+        st->credit_delay = delay ? (delay < UINT32_MAX ? (uint32_t)delay : UINT32_MAX) : 1;
+    }
     if (m->partners->credits(m->partners->ctx, sender, receiver, c->req.hdr.ctx, c->seq, st->tag,
-                             st->out, now + (delay ? delay : 1)))
+                             st->out, now + st->credit_delay))
         mf_fault(&m->fault, "out of memory sending stream credits");
+}
+
+/* credit_hop > 0: the line of c's NET stream to `dest` on `tag`, made on
+ * its first credit and given to every sink that feeds the stream, so that
+ * a credit is recorded once however many sinks (a ring's blocks) wait on
+ * it.  NULL: out of memory. */
+mf_credit_line_t *mf_ccm_credit_line(mf_coll_t *c, int dest, unsigned tag)
+{
+    for (int i = 0; i < c->ncredit_lines; i++)
+        if (c->credit_lines[i]->dest == dest && c->credit_lines[i]->tag == tag)
+            return c->credit_lines[i];
+    mf_credit_line_t **t = realloc(c->credit_lines, (size_t)(c->ncredit_lines + 1) * sizeof *t);
+    if (!t)
+        return NULL;
+    c->credit_lines = t;
+    mf_credit_line_t *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->dest = (uint16_t)dest;
+    l->tag = (uint8_t)tag;
+    t[c->ncredit_lines++] = l;
+    for (int i = 0; i < c->nsk; i++) {
+        mf_sink_t *k = &c->sk[i];
+        if (k->kind == MF_SINK_NET && k->dest == dest && k->tag == tag)
+            k->credits = l;
+    }
+    return l;
 }
 
 void mf_ccm_credits_back(mf_ccm_t *m, const mf_coll_t *c, mf_stream_t *st, uint64_t now)

@@ -60,9 +60,14 @@ void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now)
         mf_wake(&sender->wake, now + 1);
 }
 
-/* Credits over the path (credit_hop > 0): every NET sink of the sender's
- * running call that feeds that stream gets them, from cycle `at`, and the
- * sender runs then.  The sender is still in that call: the stream has not
+/* Credits over the path (credit_hop > 0): the sender's running call's line
+ * for that stream (every NET sink that feeds it reads it) gets them, from
+ * cycle `at`.  The sender runs then if one of its flows waits for credits
+ * on that stream now; one that starts waiting later asks for the cycle the
+ * oldest credit on its way arrives (ccm_wait.c mf_flow_wait), and one that
+ * is not waiting reads them when it next looks -- as in
+ * mf_engines_returned, waking it for every take kept a streaming sender
+ * awake every cycle.  The sender is still in that call: the stream has not
  * had all its bytes yet (ccm_credits.c sends credits only then). */
 int mf_engines_credits(void *engines, int sender, int receiver, unsigned cctx, uint32_t seq,
                        unsigned tag, uint64_t taken, uint64_t at)
@@ -71,13 +76,12 @@ int mf_engines_credits(void *engines, int sender, int receiver, unsigned cctx, u
     mf_coll_t *c = e->cur[cctx];
     if (!c || c->seq != seq)
         return 0;
-    for (int i = 0; i < c->nsk; i++) {
-        mf_sink_t *k = &c->sk[i];
-        if (k->kind == MF_SINK_NET && k->dest == receiver && k->tag == tag &&
-            mf_credit_send(&k->credits, at, taken))
-            return -1;
-    }
-    mf_wake(&e->ccm->wake, at);
+    mf_credit_line_t *l = mf_ccm_credit_line(c, receiver, tag);
+    if (!l || mf_credit_send(l, at, taken))
+        return -1;
+    if ((e->ccm->credit_wait >> mf_credit_bit((unsigned)receiver, cctx, tag) & 1) ||
+        e->ccm->wake.sim->full_wakes)
+        mf_wake(&e->ccm->wake, at);
     return 0;
 }
 

@@ -94,9 +94,14 @@ int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     if (!why) {
         f->next_check = now + 1; /* looks again whenever the switch runs */
         const mf_sink_t *k = &c->sk[f->blk];
-        /* credits: the partner's takes wake the switch (flow.c) */
+        /* credits: the partner's takes wake the switch (flow.c); over the
+         * path, those already on their way wake it when they arrive, and
+         * the later ones when they are sent (ccm_partner.c) */
         if (k->kind == MF_SINK_NET) {
             m->credit_wait |= 1ull << mf_credit_bit(k->dest, c->req.hdr.ctx, k->tag);
+            uint64_t at = mf_credit_next(k->credits);
+            if (at != MF_NEVER)
+                mf_wake(&m->wake, at > now ? at : now + 1);
             mf_flow_inputs_idle(c, f, 1);
             return 0;
         }

@@ -282,11 +282,8 @@ static mf_credit_t *credit_at(const mf_credit_line_t *l, uint32_t i)
     return &l->q[(l->head + i) & (l->cap - 1)];
 }
 
-int mf_credit_send(mf_credit_line_t **line, uint64_t at, uint64_t taken)
+int mf_credit_send(mf_credit_line_t *l, uint64_t at, uint64_t taken)
 {
-    mf_credit_line_t *l = *line;
-    if (!l && !(l = *line = calloc(1, sizeof *l)))
-        return -1;
     if (l->n && credit_at(l, l->n - 1)->at == at) {
         credit_at(l, l->n - 1)->taken = taken; /* one cycle's takes */
         return 0;
@@ -299,7 +296,9 @@ int mf_credit_send(mf_credit_line_t **line, uint64_t at, uint64_t taken)
         for (uint32_t i = 0; i < l->n; i++)
             q[i] = *credit_at(l, i);
         free(l->q);
-        *l = (mf_credit_line_t){q, 0, l->n, cap};
+        l->q = q;
+        l->head = 0;
+        l->cap = cap;
     }
     *credit_at(l, l->n++) = (mf_credit_t){at, taken};
     return 0;
@@ -307,18 +306,24 @@ int mf_credit_send(mf_credit_line_t **line, uint64_t at, uint64_t taken)
 
 uint64_t mf_credit_seen(mf_credit_line_t *l, uint64_t now, uint64_t seen)
 {
-    while (l && l->n && credit_at(l, 0)->at <= now) {
-        seen = credit_at(l, 0)->taken;
+    if (!l)
+        return seen;
+    while (l->n && credit_at(l, 0)->at <= now) {
+        l->last = credit_at(l, 0)->taken;
         l->head++;
         l->n--;
     }
-    return seen;
+    return l->last > seen ? l->last : seen;
 }
 
-void mf_credit_free(mf_credit_line_t **line)
+uint64_t mf_credit_next(const mf_credit_line_t *l)
 {
-    if (*line)
-        free((*line)->q);
-    free(*line);
-    *line = NULL;
+    return l && l->n ? credit_at(l, 0)->at : MF_NEVER;
+}
+
+void mf_credit_free(mf_credit_line_t *l)
+{
+    if (l)
+        free(l->q);
+    free(l);
 }

@@ -170,6 +170,8 @@ typedef struct {
                         * are taken (ccm_wait.c), 0 if none */
     int src;           /* NET: 1 + the sending engine's global rank, 0 until
                         * its first packet (collector.c) */
+    uint32_t credit_delay; /* NET, credit_hop > 0: cycles its credits take back
+                            * to src, 0 until first needed (ccm_credits.c) */
 } mf_stream_t;
 
 
@@ -279,18 +281,25 @@ void mf_stream_close(mf_stream_t *st, uint64_t visible);
 typedef struct {
     uint64_t at, taken;
 } mf_credit_t;
+/* The credits of one NET stream of a call (to partner `dest`, on `tag`),
+ * shared by every sink that feeds it (a ring's blocks all do). */
 typedef struct {
-    mf_credit_t *q;     /* ring: [head, head + n) */
+    mf_credit_t *q;     /* on their way, ring: [head, head + n) */
     uint32_t head, n, cap;
+    uint64_t last;      /* the count last arrived */
+    uint16_t dest;
+    uint8_t tag;
 } mf_credit_line_t;
 
 /* Record that `taken` bytes are credited from cycle at (at never decreases
  * along one line).  0, or -1 out of memory. */
-int mf_credit_send(mf_credit_line_t **line, uint64_t at, uint64_t taken);
+int mf_credit_send(mf_credit_line_t *line, uint64_t at, uint64_t taken);
 /* The count credited by cycle now (older entries are dropped), or `seen`
- * if nothing new has arrived. */
+ * if that is more (line NULL: none sent yet). */
 uint64_t mf_credit_seen(mf_credit_line_t *line, uint64_t now, uint64_t seen);
-void mf_credit_free(mf_credit_line_t **line);
+/* The cycle the oldest credit still on its way arrives, or MF_NEVER. */
+uint64_t mf_credit_next(const mf_credit_line_t *line);
+void mf_credit_free(mf_credit_line_t *line);
 
 /* ---- the call record ------------------------------------------------------- */
 
@@ -311,7 +320,8 @@ typedef struct {
     uint64_t extra_win; /* NET: bytes the partner parks in switch memory beyond one FIFO window */
     uint64_t acked_lb;  /* NET: the partner's consumed count last read: credits only grow,
                          * so a lower bound of them now (flow.c sink_room) */
-    mf_credit_line_t *credits; /* NET, credit_hop > 0: credits on their way back */
+    mf_credit_line_t *credits; /* NET, credit_hop > 0: its stream's credits on their
+                                * way back (the call's credit_lines own it) */
     mf_pkt_t *pk;       /* NET: packet being filled */
 } mf_sink_t;
 
@@ -372,6 +382,9 @@ typedef struct mf_coll {
     uint32_t *counts;   /* owned copy of req.counts */
     int capst, capfl, capsk;
     int *rd_st, nrd;    /* those streams, in index order (dma.c) */
+    mf_credit_line_t **credit_lines; /* credit_hop > 0: one per NET stream that
+                                      * has had credits (ccm_credits.c) */
+    int ncredit_lines;
     uint64_t host_done; /* latest host-visible event (read or write landing) */
 } mf_coll_t;
 

@@ -138,8 +138,8 @@ int main(int argc, char **argv)
     mf_algo_mode_t mode = MF_ALGO_PAPER;
     const char *params = "u280";
     int first = 1;
-    while (first + 1 < argc && argv[first][0] == '-' && strchr("map", argv[first][1]) &&
-           argv[first][1] && !argv[first][2]) {
+    while (first + 1 < argc && argv[first][0] == '-' && argv[first][1] &&
+           strchr("map", argv[first][1]) && !argv[first][2]) {
         const char *v = argv[first + 1];
         if (argv[first][1] == 'm') {
             max = strtoull(v, NULL, 0);

@@ -43,6 +43,13 @@ uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, u
     return mf_stream_out_seen(&pc->st[pc->tag_stream[tag]], now);
 }
 
+/* Does a flow of the sender wait for credits on NET stream `bit`
+ * (mf_credit_bit)?  Under MPIFPGA_SIM_FULL_WAKES every credit wakes it. */
+static int waits_on(const mf_ccm_t *sender, unsigned bit)
+{
+    return (sender->credit_wait >> bit & 1) || sender->wake.sim->full_wakes;
+}
+
 /* After the switches' produce phase of cycle `now`, in which a partner took
  * bytes of the NET stream `bit` (mf_credit_bit) stands for, which engine
  * `rank` sent: wake the sender next cycle if one of its flows waits for
@@ -56,7 +63,7 @@ uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, u
 void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now)
 {
     mf_ccm_t *sender = ((mf_engine_t *)engines)[rank].ccm;
-    if ((sender->credit_wait >> bit & 1) || sender->wake.sim->full_wakes)
+    if (waits_on(sender, bit))
         mf_wake(&sender->wake, now + 1);
 }
 
@@ -79,8 +86,7 @@ int mf_engines_credits(void *engines, int sender, int receiver, unsigned cctx, u
     mf_credit_line_t *l = mf_ccm_credit_line(c, receiver, tag);
     if (!l || mf_credit_send(l, at, taken))
         return -1;
-    if ((e->ccm->credit_wait >> mf_credit_bit((unsigned)receiver, cctx, tag) & 1) ||
-        e->ccm->wake.sim->full_wakes)
+    if (waits_on(e->ccm, mf_credit_bit((unsigned)receiver, cctx, tag)))
         mf_wake(&e->ccm->wake, at);
     return 0;
 }

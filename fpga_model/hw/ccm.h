@@ -61,6 +61,9 @@ typedef struct mf_ccm {
                                   * take from one of them wakes it (ccm_partner.c
                                   * mf_engines_returned, after the phase) */
     mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
+    uint64_t flow_steps;         /* flows stepped (mf_flow_step past its sleep checks) */
+    uint64_t idle_steps;         /* of them, steps that moved no byte (mf_net_stats) */
+    uint64_t grant_waits;        /* of those, steps that found every CGR unit busy */
 } mf_ccm_t;
 
 typedef struct mf_engine {

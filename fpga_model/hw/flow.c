@@ -586,7 +586,10 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         f->blk = -1;
         mf_flow_inputs_idle(c, f, 0); /* pushes wake it again (ccm_wait.c) */
     }
+    uint64_t pos = f->pos;
     int busy = flow_step(m, c, f, now);
+    m->flow_steps++;
+    m->idle_steps += f->pos == pos;
     /* It stopped at a sink with no room: wait from now.  Every way room
      * can appear by the next cycle wakes a waiting flow for it (a take of
      * the partner, of the reading flow, the L2 queue's pop), so looking
@@ -614,8 +617,10 @@ static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
         size_t es = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype);
         n -= n % es;
     }
-    if (f->kind == MF_FLOW_REDUCE && n && !mf_grant_take(m->grant, now))
+    if (f->kind == MF_FLOW_REDUCE && n && !mf_grant_take(m->grant, now)) {
+        m->grant_waits++;
         return 1; /* every CGR unit is busy this cycle: try the next */
+    }
     f->blk = n == 0 && avail > 0 && f->empty_left == 0 ? blk : -1;
     if (n)
         move(m, c, f, n, now, ready);

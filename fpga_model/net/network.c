@@ -551,6 +551,9 @@ void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
                            .peak_pkts = live > n->pool.peak ? live : n->pool.peak};
     for (int s = 0; s < n->nsw; s++) {
         const mf_switch_t *w = &n->sw[s];
+        st->flow_steps += w->ccm.flow_steps;
+        st->idle_steps += w->ccm.idle_steps;
+        st->grant_waits += w->ccm.grant_waits;
         for (int p = 0; p < w->l1.nports; p++) {
             st->link_bytes += w->l1.out[p].link.bytes;
             st->link_pkts += w->l1.out[p].link.pkts;

@@ -56,6 +56,12 @@ typedef struct {
     uint64_t fifo_overflows;
     uint64_t peak_stream_bytes; /* largest collector buffer seen at one switch */
     size_t peak_pkts;         /* packets alive at once */
+    uint64_t flow_steps;      /* CCM flows stepped, the model's unit of collective work */
+    uint64_t idle_steps;      /* of them, steps that moved no byte: a packet flushed, an
+                               * empty sink signalled, every CGR unit busy (grant_waits),
+                               * or woken for nothing */
+    uint64_t grant_waits;     /* steps of a reduction that lost the CGR arbitration: it
+                               * asks again next cycle, as a held request line does */
 } mf_net_stats_t;
 
 /* Create a network of `nnodes` nodes with `ppn` ranks each. */

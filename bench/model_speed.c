@@ -146,6 +146,7 @@ int main(int argc, char **argv)
         printf(" %s", argv[i]);
     printf("\n# machine: nproc %ld, %s, %s\n", sysconf(_SC_NPROCESSORS_ONLN),
            uname(&u) == 0 ? u.machine : "?", cpu);
+    machine_probe_print();
     /* The model is linked in statically: the link time of this binary says
      * which model was measured; the source tree's revision is what it is
      * now (it may have moved on since the link). */

@@ -52,5 +52,6 @@ int net_open(net_t *w, int k, char *err, size_t len);
 void net_close(net_t *w);
 int bench_traffic(const opts_t *o);
 int bench_allreduce(const opts_t *o);
+void machine_probe_print(void); /* machine_probe.c */
 
 #endif

@@ -505,17 +505,17 @@ static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 /* A concatenation takes its inputs in order, so only the one it is at can
  * give it bytes: the others are marked idle (their pushes need not wake
  * the switch; one that completes a stream still does), and it looks again
- * when that one has bytes due (zero-length sinks still to signal, or bytes
- * there already, which a flow that stepped has not: as the others).  A
- * recursive-doubling allgather joins the partner's block and its own in
- * rank order; waiting for the partner's, it was stepped for every push of
- * its own: 17 M of the 35 M flow steps of a 64 KiB allreduce on a
- * 16x16x16 torus moved nothing. */
-static uint64_t concat_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
+ * when that one has bytes due (zero-length sinks still to signal: as the
+ * others).  A recursive-doubling allgather joins the partner's block and
+ * its own in rank order; waiting for the partner's, it was stepped for
+ * every push of its own: 17 M of the 35 M flow steps of a 64 KiB
+ * allreduce on a 16x16x16 torus moved nothing. */
+static uint64_t concat_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
 {
-    /* input_avail has moved past the inputs it has all of, and counted the
-     * current one's bytes ready by now: none */
-    if (f->empty_left || input_avail(c, f, now) > 0 || f->cur == f->nin)
+    /* The step's last input_avail moved cur past the inputs it has all of
+     * and found none of the current one's bytes ready (a step that leaves
+     * bytes ready is busy), so its next segment is the first not yet due. */
+    if (f->empty_left || f->cur == f->nin)
         return next_arrival(m, c, f); /* as before */
     for (int i = 0; i < f->nin; i++)
         c->st[f->in[i]].idle_input = i != f->cur;
@@ -538,7 +538,7 @@ static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now
     if (f->pos >= f->len || m->wake.sim->full_wakes)
         return next_arrival(m, c, f);
     if (f->kind == MF_FLOW_CONCAT)
-        return concat_wait(m, c, f, now);
+        return concat_wait(m, c, f);
     if (f->kind != MF_FLOW_REDUCE)
         return next_arrival(m, c, f);
     uint64_t need = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype), t = 0;

@@ -34,10 +34,19 @@ typedef struct {
     int flow, queue;
 } mf_l2_waiter_t;
 
+/* A flow parked until credits for the NET stream `bit` (mf_credit_bit)
+ * come back (ccm_wait.c). */
+typedef struct {
+    mf_coll_t *c;
+    int flow;
+    unsigned bit;
+} mf_credit_waiter_t;
+
 /* The CCM of one switch: its ports. */
 typedef struct mf_ccm {
     /* what every flow step reads, together at the start */
     int nl2_wait, capl2_wait;    /* of l2_wait (below) */
+    int ncr_wait, capcr_wait;    /* of cr_wait (below) */
     int nactive;                 /* calls running on this switch */
     int nparked;                 /* flows parked waiting for room (ccm_wait.c) */
     const mf_partner_port_t *partners; /* the other engines, by global rank: partners'
@@ -57,13 +66,19 @@ typedef struct mf_ccm {
     const mf_topo_t *topo;       /* the schedule builders' topology (trees) */
     size_t *pending;             /* calls posted whose host has not been signalled */
     uint64_t credit_wait;        /* the NET streams its last produce left a flow waiting
-                                  * for credits on, as bits (mf_credit_bit): only a
-                                  * take from one of them wakes it (ccm_partner.c
+                                  * on unparked (an open packet full behind a full L2
+                                  * queue, or full wakes), as bits (mf_credit_bit) */
+    uint64_t credit_parked;      /* the same for the flows parked on credits (cr_wait),
+                                  * kept until they are woken: only a take from one of
+                                  * these streams wakes the switch (ccm_partner.c
                                   * mf_engines_returned, after the phase) */
     mf_l2_waiter_t *l2_wait;     /* those waiting for an L2 output queue */
+    mf_credit_waiter_t *cr_wait; /* those waiting for a partner's credits */
     uint64_t flow_steps;         /* flows stepped (mf_flow_step past its sleep checks) */
     uint64_t idle_steps;         /* of them, steps that moved no byte (mf_net_stats) */
     uint64_t grant_waits;        /* of those, steps that found every CGR unit busy */
+    uint64_t credit_checks;      /* looks at a flow waiting on a NET sink that found it
+                                  * still without room (not counted as steps) */
 } mf_ccm_t;
 
 typedef struct mf_engine {
@@ -112,7 +127,7 @@ void mf_ccm_finish(mf_ccm_t *m, mf_coll_t *c, uint64_t now);
  * network (ctx: the engine array, by global rank) */
 uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, unsigned tag,
                           uint64_t now);
-void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now);
+void mf_engines_returned(void *engines, int rank, uint32_t stream, uint64_t now);
 int mf_engines_credits(void *engines, int sender, int receiver, unsigned cctx, uint32_t seq,
                        unsigned tag, uint64_t taken, uint64_t at);
 void mf_engines_wake(void *engines, int rank, uint64_t at);
@@ -150,5 +165,15 @@ mf_credit_line_t *mf_ccm_credit_line(mf_coll_t *c, int dest, unsigned tag);
 void mf_ccm_l2_room(mf_ccm_t *m, uint64_t now, int *busy);
 /* c ends: forget its parked flows. */
 void mf_ccm_forget_waits(mf_ccm_t *m, mf_coll_t *c);
+/* The NET stream credits came for: its receiver's rank, context, tag. */
+typedef struct {
+    unsigned dest, ctx, tag;
+} mf_credit_stream_t;
+/* Credits of stream s (of every stream: s NULL) reach m from cycle `at`:
+ * the flows parked on them look again then, and only those -- a flow woken
+ * by another stream's credits (whose bit is the same) could miss its own,
+ * which may come sooner.  Called between phases (ccm_partner.c defers it
+ * when it is not). */
+void mf_ccm_credits_came(mf_ccm_t *m, const mf_credit_stream_t *s, uint64_t at);
 
 #endif

@@ -25,14 +25,15 @@ uint64_t mf_ccm_credits_seen(const mf_ccm_t *m, const mf_coll_t *c, mf_sink_t *k
 }
 
 /* After the switches' phase of cycle now: tell the sender (rank in the
- * high bits of rb, the stream's credit bit in the low six) that a partner
+ * high 32 bits of rs, the stream's mf_stream_id in the low) that a partner
  * took bytes it sent.  Deferred rather than in the port, so a take costs
  * what a deferral costs. */
-static void credit_back(void *port, void *rb, uint64_t now)
+_Static_assert(sizeof(uintptr_t) >= 8, "credit_back packs two 32-bit fields in a pointer");
+static void credit_back(void *port, void *rs, uint64_t now)
 {
     const mf_partner_port_t *p = port;
-    uintptr_t v = (uintptr_t)rb;
-    p->returned(p->ctx, (int)(v >> 6), (unsigned)(v & 63), now);
+    uintptr_t v = (uintptr_t)rs;
+    p->returned(p->ctx, (int)(v >> 32), (uint32_t)v, now);
 }
 
 /* credit_hop > 0, after the switches' phase of cycle now in which this
@@ -91,7 +92,7 @@ void mf_ccm_credits_back(mf_ccm_t *m, const mf_coll_t *c, mf_stream_t *st, uint6
         return;
     }
     /* the sender sees them from the next cycle (mf_ccm_credits_seen) */
-    uintptr_t bit = mf_credit_bit((unsigned)c->eng->grank, c->req.hdr.ctx, st->tag);
+    uintptr_t id = mf_stream_id((unsigned)c->eng->grank, c->req.hdr.ctx, st->tag);
     mf_sim_defer(m->wake.sim, credit_back, (void *)(uintptr_t)m->partners,
-                 (void *)((uintptr_t)(st->src - 1) << 6 | bit), now);
+                 (void *)((uintptr_t)(st->src - 1) << 32 | id), now);
 }

@@ -44,10 +44,12 @@ uint64_t mf_engines_taken(void *engines, int rank, unsigned ctx, uint32_t seq, u
 }
 
 /* Does a flow of the sender wait for credits on NET stream `bit`
- * (mf_credit_bit)?  Under MPIFPGA_SIM_FULL_WAKES every credit wakes it. */
+ * (mf_credit_bit), parked or looking whenever its switch runs?  Under
+ * MPIFPGA_SIM_FULL_WAKES every credit wakes it. */
 static int waits_on(const mf_ccm_t *sender, unsigned bit)
 {
-    return (sender->credit_wait >> bit & 1) || sender->wake.sim->full_wakes;
+    return ((sender->credit_wait | sender->credit_parked) >> bit & 1) ||
+           sender->wake.sim->full_wakes;
 }
 
 /* After the switches' produce phase of cycle `now`, in which a partner took
@@ -60,11 +62,16 @@ static int waits_on(const mf_ccm_t *sender, unsigned bit)
  * ran a tree's switch for its children's takes while it waited for its
  * parent's.  (After the phase, so the sender's credit_wait is its own last
  * produce's, whatever thread ran either: flow.c defers the call.) */
-void mf_engines_returned(void *engines, int rank, unsigned bit, uint64_t now)
+void mf_engines_returned(void *engines, int rank, uint32_t stream, uint64_t now)
 {
     mf_ccm_t *sender = ((mf_engine_t *)engines)[rank].ccm;
-    if (waits_on(sender, bit))
+    mf_credit_stream_t s = {mf_stream_id_dest(stream), mf_stream_id_ctx(stream),
+                            mf_stream_id_tag(stream)};
+    unsigned bit = mf_credit_bit(s.dest, s.ctx, s.tag);
+    if (waits_on(sender, bit)) {
+        mf_ccm_credits_came(sender, &s, now + 1);
         mf_wake(&sender->wake, now + 1);
+    }
 }
 
 /* Credits over the path (credit_hop > 0): the sender's running call's line
@@ -86,14 +93,32 @@ int mf_engines_credits(void *engines, int sender, int receiver, unsigned cctx, u
     mf_credit_line_t *l = mf_ccm_credit_line(c, receiver, tag);
     if (!l || mf_credit_send(l, at, taken))
         return -1;
-    if (waits_on(e->ccm, mf_credit_bit((unsigned)receiver, cctx, tag)))
+    unsigned bit = mf_credit_bit((unsigned)receiver, cctx, tag);
+    if (waits_on(e->ccm, bit)) {
+        mf_credit_stream_t st = {(unsigned)receiver, cctx, tag};
+        mf_ccm_credits_came(e->ccm, &st, at);
         mf_wake(&e->ccm->wake, at);
+    }
     return 0;
 }
 
+static void all_credits_came(void *ccm, void *unused, uint64_t at)
+{
+    (void)unused;
+    mf_ccm_credits_came(ccm, NULL, at);
+}
+
+/* A partner's call ended (ccm.c mf_ccm_finish): its credits are unlimited
+ * from cycle `at`, so the engine's flows parked on credits look again then
+ * (all of them: which streams went to that partner is not kept).  In the
+ * switches' phase the partner may run on another thread, so that part
+ * waits for the phase's end (mf_sim_defer runs it at once outside one). */
 void mf_engines_wake(void *engines, int rank, uint64_t at)
 {
-    mf_wake(&((mf_engine_t *)engines)[rank].ccm->wake, at);
+    mf_ccm_t *m = ((mf_engine_t *)engines)[rank].ccm;
+    mf_wake(&m->wake, at);
+    if (mf_sim_defer(m->wake.sim, all_credits_came, m, NULL, at))
+        mf_fault(&m->fault, "out of memory deferring a partner's end");
 }
 
 int mf_engines_post_agg(void *engines, int rank, const mf_coll_t *from, uint64_t at)

@@ -12,28 +12,93 @@
  *                    order, else in the next cycle;
  *   L2 output queue  the L1's switch allocation pops the queue (switch.c
  *                    calls mf_ccm_l2_room after it): the flow re-checks in
- *                    the next cycle.
+ *                    the next cycle;
+ *   credits          a NET sink whose window is spent: the partner takes
+ *                    bytes of the stream (ccm_partner.c
+ *                    mf_engines_returned, after the phase: the next
+ *                    cycle), credits over the path are sent to it
+ *                    (mf_engines_credits: the cycle they arrive), or the
+ *                    partner's call ends, after which its credits are
+ *                    unlimited (mf_engines_wake: the next cycle).  With
+ *                    credits over the path already on their way, the flow
+ *                    looks again when the first arrives instead (later
+ *                    ones arrive later: one delay per stream).
  *
  * A parked flow is not stepped (mf_flow_step), though an input push may
  * lower its next_check meanwhile: with no room, input changes nothing;
- * once woken, its step sees all input that came.  Other waits -- the host
- * port's per-cycle budget, a partner's credits -- are re-checked every
- * cycle as before.  Everything here is the switch's own state.
+ * once woken, its step sees all input that came.  The host port's
+ * per-cycle budget is re-checked every cycle, as a NET sink whose open
+ * packet is full behind a full L2 queue is whenever the switch runs; so
+ * is every credit wait under MPIFPGA_SIM_FULL_WAKES (the reference the
+ * wake-ups are checked against).  Everything here is the switch's own
+ * state; the credit events reach it between phases.
  */
 #include <stdlib.h>
 
 #include "hw/ccm.h"
 
-enum { PARK_NONE = 0, PARK_STREAM, PARK_L2 };
+enum { PARK_NONE = 0, PARK_STREAM, PARK_L2, PARK_CREDIT };
+
+/* NET sink k has sent its whole window, by the credits last read (flow.c
+ * sink_room has just read them: it found no room). */
+static int window_spent(const mf_ccm_t *m, const mf_sink_t *k)
+{
+    uint64_t used = k->done > k->acked_lb ? k->done - k->acked_lb : 0;
+    return used >= m->cfg->window + k->extra_win;
+}
 
 /* Why f, whose blocking sink k has no room, would wait for an event. */
 static int park_reason(const mf_ccm_t *m, const mf_sink_t *k)
 {
     if (k->kind == MF_SINK_STREAM)
         return PARK_STREAM;
-    if (k->kind == MF_SINK_NET && !k->pk && k->l2_queue >= 0 && !mf_emit_can(&m->emit, k->l2_queue))
+    if (k->kind != MF_SINK_NET)
+        return PARK_NONE;
+    if (!k->pk && k->l2_queue >= 0 && !mf_emit_can(&m->emit, k->l2_queue))
         return PARK_L2;
+    if (window_spent(m, k) && !m->wake.sim->full_wakes &&
+        (!m->cfg->credit_hop || mf_credit_next(k->credits) == MF_NEVER))
+        return PARK_CREDIT;
     return PARK_NONE;
+}
+
+static int add_credit_waiter(mf_ccm_t *m, mf_coll_t *c, int flow, unsigned bit)
+{
+    if (m->ncr_wait == m->capcr_wait) {
+        int cap = m->capcr_wait ? 2 * m->capcr_wait : 8;
+        mf_credit_waiter_t *w = realloc(m->cr_wait, (size_t)cap * sizeof *w);
+        if (!w)
+            return -1;
+        m->cr_wait = w;
+        m->capcr_wait = cap;
+    }
+    m->cr_wait[m->ncr_wait++] = (mf_credit_waiter_t){c, flow, bit};
+    m->credit_parked |= 1ull << bit;
+    return 0;
+}
+
+/* Keep the credit waiters `keep` says to; the bits follow those kept. */
+static void filter_credit_waiters(mf_ccm_t *m, int (*keep)(const mf_credit_waiter_t *, const void *),
+                                  const void *arg)
+{
+    int kept = 0;
+    m->credit_parked = 0;
+    for (int i = 0; i < m->ncr_wait; i++)
+        if (keep(&m->cr_wait[i], arg)) {
+            m->credit_parked |= 1ull << m->cr_wait[i].bit;
+            m->cr_wait[kept++] = m->cr_wait[i];
+        }
+    m->ncr_wait = kept;
+}
+
+static int not_flow(const mf_credit_waiter_t *w, const void *f)
+{
+    return &w->c->fl[w->flow] != f;
+}
+
+static int not_call(const mf_credit_waiter_t *w, const void *c)
+{
+    return w->c != c;
 }
 
 static int add_l2_waiter(mf_ccm_t *m, mf_coll_t *c, int flow, int queue)
@@ -57,7 +122,9 @@ static int park(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, int why)
     int idx = (int)(f - c->fl);
     if (why == PARK_STREAM)
         c->st[k->stream].room_waiter = idx + 1;
-    else if (add_l2_waiter(m, c, idx, k->l2_queue))
+    else if (why == PARK_L2 ? add_l2_waiter(m, c, idx, k->l2_queue)
+                            : add_credit_waiter(m, c, idx,
+                                                mf_credit_bit(k->dest, c->req.hdr.ctx, k->tag)))
         return -1;
     f->park = (uint8_t)why;
     m->nparked++;
@@ -70,6 +137,8 @@ void mf_flow_unpark(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
         return;
     if (f->park == PARK_STREAM)
         c->st[c->sk[f->blk].stream].room_waiter = 0;
+    else if (f->park == PARK_CREDIT)
+        filter_credit_waiters(m, not_flow, f);
     /* an L2 entry whose flow is no longer parked is dropped by mf_ccm_l2_room */
     f->park = PARK_NONE;
     m->nparked--;
@@ -94,14 +163,21 @@ int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
     if (!why) {
         f->next_check = now + 1; /* looks again whenever the switch runs */
         const mf_sink_t *k = &c->sk[f->blk];
-        /* credits: the partner's takes wake the switch (flow.c); over the
-         * path, those already on their way wake it when they arrive, and
-         * the later ones when they are sent (ccm_partner.c) */
         if (k->kind == MF_SINK_NET) {
-            m->credit_wait |= 1ull << mf_credit_bit(k->dest, c->req.hdr.ctx, k->tag);
             uint64_t at = mf_credit_next(k->credits);
-            if (at != MF_NEVER)
-                mf_wake(&m->wake, at > now ? at : now + 1);
+            if (at != MF_NEVER) { /* credits over the path on their way */
+                uint64_t first = at > now ? at : now + 1;
+                mf_wake(&m->wake, first);
+                if (window_spent(m, k) && !m->wake.sim->full_wakes) {
+                    f->next_check = first; /* none can come sooner */
+                    mf_flow_inputs_idle(c, f, 1);
+                    return 0;
+                }
+            }
+            /* the open packet is full behind a full L2 queue, or full
+             * wakes: looks whenever the switch runs, which the partner's
+             * takes wake */
+            m->credit_wait |= 1ull << mf_credit_bit(k->dest, c->req.hdr.ctx, k->tag);
             mf_flow_inputs_idle(c, f, 1);
             return 0;
         }
@@ -165,9 +241,44 @@ void mf_ccm_forget_waits(mf_ccm_t *m, mf_coll_t *c)
         if (m->l2_wait[i].c != c)
             m->l2_wait[kept++] = m->l2_wait[i];
     m->nl2_wait = kept;
+    filter_credit_waiters(m, not_call, c);
     for (int i = 0; i < c->nfl; i++)
         if (c->fl[i].park) {
             c->fl[i].park = PARK_NONE;
             m->nparked--;
         }
+}
+
+/* Does waiter w wait for the credits of stream s (of every stream: NULL)? */
+static int waits_for(const mf_credit_waiter_t *w, const mf_credit_stream_t *s)
+{
+    if (!s)
+        return 1;
+    const mf_sink_t *k = &w->c->sk[w->c->fl[w->flow].blk];
+    return k->dest == s->dest && k->tag == s->tag && w->c->req.hdr.ctx == s->ctx;
+}
+
+void mf_ccm_credits_came(mf_ccm_t *m, const mf_credit_stream_t *s, uint64_t at)
+{
+    if (!m->ncr_wait || (s && !(m->credit_parked >> mf_credit_bit(s->dest, s->ctx, s->tag) & 1)))
+        return;
+    int kept = 0;
+    m->credit_parked = 0;
+    for (int i = 0; i < m->ncr_wait; i++) {
+        mf_credit_waiter_t w = m->cr_wait[i];
+        if (!waits_for(&w, s)) {
+            m->credit_parked |= 1ull << w.bit;
+            m->cr_wait[kept++] = w;
+            continue;
+        }
+        mf_flow_t *f = &w.c->fl[w.flow];
+        f->park = PARK_NONE; /* every entry's flow is parked on credits */
+        m->nparked--;
+        if (at < f->next_check)
+            f->next_check = at;
+        if (at < w.c->next_check)
+            w.c->next_check = at;
+        w.c->flow_due |= 1ull << (w.flow & 63);
+    }
+    m->ncr_wait = kept;
 }

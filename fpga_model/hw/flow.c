@@ -579,8 +579,10 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
      * switch every cycle, and a seventh that could move starved -- a scan of
      * 1 MiB on a 128-node fat tree stopped for good.) */
     if (f->blk >= 0) {
-        if (sink_room(m, c, &c->sk[f->blk], now, 1) == 0)
+        if (sink_room(m, c, &c->sk[f->blk], now, 1) == 0) {
+            m->credit_checks += c->sk[f->blk].kind == MF_SINK_NET;
             return mf_flow_wait(m, c, f, now); /* parks it, or looks again next cycle */
+        }
         if (f->park)
             mf_flow_unpark(m, c, f);
         f->blk = -1;

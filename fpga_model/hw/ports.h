@@ -534,6 +534,16 @@ static inline void mf_progress(const mf_progress_port_t *p)
  * as taken */
 #define MF_TAKEN_ALL (UINT64_MAX / 2)
 
+/* A NET stream as the partner port names it: its receiver's global rank
+ * (< 2^16: pkt.h src), its context (< MF_MAX_CTX) and its tag. */
+static inline uint32_t mf_stream_id(unsigned dest, unsigned ctx, unsigned tag)
+{
+    return (uint32_t)dest | (uint32_t)ctx << 16 | (uint32_t)tag << 24;
+}
+static inline unsigned mf_stream_id_dest(uint32_t id) { return id & 0xffffu; }
+static inline unsigned mf_stream_id_ctx(uint32_t id) { return id >> 16 & 0xffu; }
+static inline unsigned mf_stream_id_tag(uint32_t id) { return id >> 24; }
+
 /* The only way one engine reaches another (the wiring's implementation is
  * hw/ccm_partner.c; a domain split would put another behind it). */
 typedef struct {
@@ -544,9 +554,9 @@ typedef struct {
     uint64_t (*taken)(void *ctx, int rank, unsigned cctx, uint32_t seq, unsigned tag,
                       uint64_t now);
     /* after the switches' phase of cycle now: engine `rank` (a sender) can
-     * see more credits on the streams that bit `bit` (mf_credit_bit, < 64)
-     * stands for from cycle now + 1 */
-    void (*returned)(void *ctx, int rank, unsigned bit, uint64_t now);
+     * see more credits on NET stream `stream` (mf_stream_id) from cycle
+     * now + 1 */
+    void (*returned)(void *ctx, int rank, uint32_t stream, uint64_t now);
     /* credit_hop > 0: engine `receiver` had taken `taken` bytes of the NET
      * stream `tag` that engine `sender` sends it in collective `seq` on
      * context `cctx` (the stream's own count); the sender sees them from

@@ -201,6 +201,7 @@ void mf_switch_fini(mf_switch_t *s)
     }
     free(s->eng);
     free(s->ccm.l2_wait);
+    free(s->ccm.cr_wait);
     free(l->tx);
     free(l->eject_free_fx);
     free(l->fifo); /* the block of fifo, in, out, l2_out and seen */

@@ -65,8 +65,8 @@ typedef struct {
 
 /* VIEW: engine id's state on a context (state: ctx | running << 8 | tag
  * << 16, tag 255 none; sent: its seq; tail_fx: bytes taken of the tag's
- * stream); RETURNED: engine id's credits on bit `state` came back in cycle
- * - 1; WAKE: run engine id's switch at cycle; AGG: child engine `state`
+ * stream); RETURNED: engine id's credits on NET stream `state`
+ * (mf_stream_id) came back in cycle - 1; WAKE: run engine id's switch at cycle; AGG: child engine `state`
  * posts its call (header in data, seq in sent) to fat-tree aggregation
  * engine id, from cycle on. */
 enum {

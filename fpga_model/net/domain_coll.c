@@ -59,13 +59,13 @@ static void send_engine(mf_net_t *n, int kind, int rank, uint32_t state, uint64_
                             .id = (uint32_t)rank, .state = state, .cycle = cycle};
 }
 
-static void dom_returned(void *ctx, int rank, unsigned bit, uint64_t now)
+static void dom_returned(void *ctx, int rank, uint32_t stream, uint64_t now)
 {
     mf_net_t *n = ctx;
     if (remote(n->dom, rank))
-        send_engine(n, MF_DOM_RETURNED, rank, bit, now + 1); /* it counts from now + 1 */
+        send_engine(n, MF_DOM_RETURNED, rank, stream, now + 1); /* it counts from now + 1 */
     else
-        mf_engines_returned(n->eng, rank, bit, now);
+        mf_engines_returned(n->eng, rank, stream, now);
 }
 
 static void dom_wake(void *ctx, int rank, uint64_t at)

@@ -554,6 +554,7 @@ void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
         st->flow_steps += w->ccm.flow_steps;
         st->idle_steps += w->ccm.idle_steps;
         st->grant_waits += w->ccm.grant_waits;
+        st->credit_checks += w->ccm.credit_checks;
         for (int p = 0; p < w->l1.nports; p++) {
             st->link_bytes += w->l1.out[p].link.bytes;
             st->link_pkts += w->l1.out[p].link.pkts;

@@ -62,6 +62,9 @@ typedef struct {
                                * or woken for nothing */
     uint64_t grant_waits;     /* steps of a reduction that lost the CGR arbitration: it
                                * asks again next cycle, as a held request line does */
+    uint64_t credit_checks;   /* looks at a flow waiting for a partner's credits (or its
+                               * L2 queue) that found none: not steps, but work (the
+                               * partner's count read, likely a miss on another switch) */
 } mf_net_stats_t;
 
 /* Create a network of `nnodes` nodes with `ppn` ranks each. */

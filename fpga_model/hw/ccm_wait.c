@@ -62,16 +62,24 @@ static int park_reason(const mf_ccm_t *m, const mf_sink_t *k)
     return PARK_NONE;
 }
 
+/* Room for one more entry in a waiter list of n entries (*cap allocated). */
+static int grow_waiters(void **list, int n, int *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    int want = *cap ? 2 * *cap : 8;
+    void *w = realloc(*list, (size_t)want * elem);
+    if (!w)
+        return -1;
+    *list = w;
+    *cap = want;
+    return 0;
+}
+
 static int add_credit_waiter(mf_ccm_t *m, mf_coll_t *c, int flow, unsigned bit)
 {
-    if (m->ncr_wait == m->capcr_wait) {
-        int cap = m->capcr_wait ? 2 * m->capcr_wait : 8;
-        mf_credit_waiter_t *w = realloc(m->cr_wait, (size_t)cap * sizeof *w);
-        if (!w)
-            return -1;
-        m->cr_wait = w;
-        m->capcr_wait = cap;
-    }
+    if (grow_waiters((void **)&m->cr_wait, m->ncr_wait, &m->capcr_wait, sizeof *m->cr_wait))
+        return -1;
     m->cr_wait[m->ncr_wait++] = (mf_credit_waiter_t){c, flow, bit};
     m->credit_parked |= 1ull << bit;
     return 0;
@@ -103,14 +111,8 @@ static int not_call(const mf_credit_waiter_t *w, const void *c)
 
 static int add_l2_waiter(mf_ccm_t *m, mf_coll_t *c, int flow, int queue)
 {
-    if (m->nl2_wait == m->capl2_wait) {
-        int cap = m->capl2_wait ? 2 * m->capl2_wait : 8;
-        mf_l2_waiter_t *w = realloc(m->l2_wait, (size_t)cap * sizeof *w);
-        if (!w)
-            return -1;
-        m->l2_wait = w;
-        m->capl2_wait = cap;
-    }
+    if (grow_waiters((void **)&m->l2_wait, m->nl2_wait, &m->capl2_wait, sizeof *m->l2_wait))
+        return -1;
     m->l2_wait[m->nl2_wait++] = (mf_l2_waiter_t){c, flow, queue};
     return 0;
 }

@@ -385,7 +385,7 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
                  uint64_t ready)
 {
     uint8_t buf[n];
-    int zero;
+    int zero, first = f->cur; /* a concatenation takes from inputs first..f->cur */
     mf_progress(&m->progress); /* the watchdog's clock (network.c) */
     if (f->kind == MF_FLOW_REDUCE) {
         m->reduce(m->streams, c, f, buf, n, &zero);
@@ -401,9 +401,16 @@ static void move(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t n, uint64_t n
     retire_sinks(c, f);
     /* bytes taken make room: for a producer parked on an internal stream
      * (ccm_wait.c), for the DMA's reads of a HOST stream (it reads on next
-     * cycle; dma.c) */
+     * cycle; dma.c), for the sender of a NET stream (its credits).  A
+     * concatenation took bytes only from the inputs it went through: the
+     * others' producers and senders would look for room that did not come
+     * (the recursive-doubling allgather's second input sent its sender
+     * credits for every move of the first) */
     for (int i = 0; i < f->nin; i++) {
         mf_stream_t *st = &c->st[f->in[i]];
+        int took = f->kind != MF_FLOW_CONCAT || (i >= first && i <= f->cur);
+        if (!took && st->kind != MF_ST_HOST)
+            continue;
         if (st->room_waiter)
             mf_flow_room_taken(m, c, f, st, now);
         else if (st->kind == MF_ST_HOST && st->issued < st->len &&

@@ -34,12 +34,11 @@ typedef struct {
     int flow, queue;
 } mf_l2_waiter_t;
 
-/* A flow parked until credits for the NET stream `bit` (mf_credit_bit)
+/* A flow parked until credits for the NET stream of its blocking sink
  * come back (ccm_wait.c). */
 typedef struct {
     mf_coll_t *c;
     int flow;
-    unsigned bit;
 } mf_credit_waiter_t;
 
 /* The CCM of one switch: its ports. */

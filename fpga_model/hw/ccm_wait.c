@@ -76,26 +76,52 @@ static int grow_waiters(void **list, int n, int *cap, size_t elem)
     return 0;
 }
 
-static int add_credit_waiter(mf_ccm_t *m, mf_coll_t *c, int flow, unsigned bit)
+/* The credit_parked bit of credit waiter w: its blocking sink's stream. */
+static unsigned waiter_bit(const mf_credit_waiter_t *w)
+{
+    const mf_sink_t *k = &w->c->sk[w->c->fl[w->flow].blk];
+    return mf_credit_bit(k->dest, w->c->req.hdr.ctx, k->tag);
+}
+
+static int add_credit_waiter(mf_ccm_t *m, mf_coll_t *c, int flow)
 {
     if (grow_waiters((void **)&m->cr_wait, m->ncr_wait, &m->capcr_wait, sizeof *m->cr_wait))
         return -1;
-    m->cr_wait[m->ncr_wait++] = (mf_credit_waiter_t){c, flow, bit};
-    m->credit_parked |= 1ull << bit;
+    m->cr_wait[m->ncr_wait] = (mf_credit_waiter_t){c, flow};
+    m->credit_parked |= 1ull << waiter_bit(&m->cr_wait[m->ncr_wait++]);
     return 0;
 }
 
-/* Keep the credit waiters `keep` says to; the bits follow those kept. */
+/* Flow idx of call c, parked, looks again at cycle at (or sooner). */
+static void release(mf_ccm_t *m, mf_coll_t *c, int idx, uint64_t at)
+{
+    mf_flow_t *f = &c->fl[idx];
+    f->park = PARK_NONE;
+    m->nparked--;
+    if (at < f->next_check)
+        f->next_check = at;
+    if (at < c->next_check)
+        c->next_check = at;
+    c->flow_due |= 1ull << (idx & 63);
+}
+
+/* Keep the credit waiters `keep` says to; the bits follow those kept.  The
+ * others are dropped, their flows released at cycle wake_at unless it is
+ * MF_NEVER (their caller unparks them itself). */
 static void filter_credit_waiters(mf_ccm_t *m, int (*keep)(const mf_credit_waiter_t *, const void *),
-                                  const void *arg)
+                                  const void *arg, uint64_t wake_at)
 {
     int kept = 0;
     m->credit_parked = 0;
-    for (int i = 0; i < m->ncr_wait; i++)
-        if (keep(&m->cr_wait[i], arg)) {
-            m->credit_parked |= 1ull << m->cr_wait[i].bit;
-            m->cr_wait[kept++] = m->cr_wait[i];
+    for (int i = 0; i < m->ncr_wait; i++) {
+        mf_credit_waiter_t w = m->cr_wait[i];
+        if (keep(&w, arg)) {
+            m->credit_parked |= 1ull << waiter_bit(&w);
+            m->cr_wait[kept++] = w;
+        } else if (wake_at != MF_NEVER) {
+            release(m, w.c, w.flow, wake_at); /* every entry's flow is parked on credits */
         }
+    }
     m->ncr_wait = kept;
 }
 
@@ -124,9 +150,7 @@ static int park(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, int why)
     int idx = (int)(f - c->fl);
     if (why == PARK_STREAM)
         c->st[k->stream].room_waiter = idx + 1;
-    else if (why == PARK_L2 ? add_l2_waiter(m, c, idx, k->l2_queue)
-                            : add_credit_waiter(m, c, idx,
-                                                mf_credit_bit(k->dest, c->req.hdr.ctx, k->tag)))
+    else if (why == PARK_L2 ? add_l2_waiter(m, c, idx, k->l2_queue) : add_credit_waiter(m, c, idx))
         return -1;
     f->park = (uint8_t)why;
     m->nparked++;
@@ -140,7 +164,7 @@ void mf_flow_unpark(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
     if (f->park == PARK_STREAM)
         c->st[c->sk[f->blk].stream].room_waiter = 0;
     else if (f->park == PARK_CREDIT)
-        filter_credit_waiters(m, not_flow, f);
+        filter_credit_waiters(m, not_flow, f, MF_NEVER);
     /* an L2 entry whose flow is no longer parked is dropped by mf_ccm_l2_room */
     f->park = PARK_NONE;
     m->nparked--;
@@ -195,19 +219,12 @@ void mf_flow_room_taken(mf_ccm_t *m, mf_coll_t *c, const mf_flow_t *taker, mf_st
                         uint64_t now)
 {
     int idx = st->room_waiter - 1;
-    mf_flow_t *f = &c->fl[idx];
+    const mf_flow_t *f = &c->fl[idx];
     st->room_waiter = 0;
     if (f->park != PARK_STREAM)
         return;
-    f->park = PARK_NONE;
-    m->nparked--;
     /* flows of a call are stepped in index order (ccm.c, progress_one) */
-    uint64_t at = f > taker ? now : now + 1;
-    if (at < f->next_check)
-        f->next_check = at;
-    if (at < c->next_check)
-        c->next_check = at;
-    c->flow_due |= 1ull << (idx & 63);
+    release(m, c, idx, f > taker ? now : now + 1);
     if (f < taker)
         mf_wake(&m->wake, now + 1);
 }
@@ -217,20 +234,14 @@ void mf_ccm_l2_room(mf_ccm_t *m, uint64_t now, int *busy)
     int kept = 0;
     for (int i = 0; i < m->nl2_wait; i++) {
         mf_l2_waiter_t w = m->l2_wait[i];
-        mf_flow_t *f = &w.c->fl[w.flow];
+        const mf_flow_t *f = &w.c->fl[w.flow];
         if (f->park != PARK_L2)
             continue; /* woken already */
         if (!mf_emit_can(&m->emit, w.queue)) {
             m->l2_wait[kept++] = w;
             continue;
         }
-        f->park = PARK_NONE;
-        m->nparked--;
-        if (now + 1 < f->next_check)
-            f->next_check = now + 1;
-        if (now + 1 < w.c->next_check)
-            w.c->next_check = now + 1;
-        w.c->flow_due |= 1ull << (w.flow & 63);
+        release(m, w.c, w.flow, now + 1);
         *busy |= MF_BUSY_RUN;
     }
     m->nl2_wait = kept;
@@ -243,7 +254,7 @@ void mf_ccm_forget_waits(mf_ccm_t *m, mf_coll_t *c)
         if (m->l2_wait[i].c != c)
             m->l2_wait[kept++] = m->l2_wait[i];
     m->nl2_wait = kept;
-    filter_credit_waiters(m, not_call, c);
+    filter_credit_waiters(m, not_call, c, MF_NEVER);
     for (int i = 0; i < c->nfl; i++)
         if (c->fl[i].park) {
             c->fl[i].park = PARK_NONE;
@@ -260,27 +271,14 @@ static int waits_for(const mf_credit_waiter_t *w, const mf_credit_stream_t *s)
     return k->dest == s->dest && k->tag == s->tag && w->c->req.hdr.ctx == s->ctx;
 }
 
+static int not_waiting_for(const mf_credit_waiter_t *w, const void *s)
+{
+    return !waits_for(w, s);
+}
+
 void mf_ccm_credits_came(mf_ccm_t *m, const mf_credit_stream_t *s, uint64_t at)
 {
     if (!m->ncr_wait || (s && !(m->credit_parked >> mf_credit_bit(s->dest, s->ctx, s->tag) & 1)))
         return;
-    int kept = 0;
-    m->credit_parked = 0;
-    for (int i = 0; i < m->ncr_wait; i++) {
-        mf_credit_waiter_t w = m->cr_wait[i];
-        if (!waits_for(&w, s)) {
-            m->credit_parked |= 1ull << w.bit;
-            m->cr_wait[kept++] = w;
-            continue;
-        }
-        mf_flow_t *f = &w.c->fl[w.flow];
-        f->park = PARK_NONE; /* every entry's flow is parked on credits */
-        m->nparked--;
-        if (at < f->next_check)
-            f->next_check = at;
-        if (at < w.c->next_check)
-            w.c->next_check = at;
-        w.c->flow_due |= 1ull << (w.flow & 63);
-    }
-    m->ncr_wait = kept;
+    filter_credit_waiters(m, not_waiting_for, s, at);
 }

@@ -82,9 +82,14 @@ for c in "0|--check --nranks 4" "2|--check --nranks 4|MPIFPGA_PARTITION=x" \
     [ $rc = "$want" ] || sed 's/^/#   /' "$tmp/c.out"
 done
 
-# a job stopped mid-run takes its engine processes with it
-MPIFPGA_ENGINE_PROCS=2 MPIFPGA_MODELED_TIME=none "$MPIFPGA_RUN" --topology torus:4x2x1 -n 8 \
-    "$OSU" -c allreduce -m 1M:1M -i 1000 > "$tmp/k.out" 2>&1 &
+# a job stopped mid-run takes its engine processes with it, and none of
+# them dies of a signal on the way: a crash handler (libpsm2's, loaded with
+# libfabric) would leave <prog>.<host>-<pid>,vm.btr in the working
+# directory, here a directory of its own
+mkdir "$tmp/kdir"
+osu_abs=$(cd "$(dirname "$OSU")" && pwd)/${OSU##*/}
+(cd "$tmp/kdir" && MPIFPGA_ENGINE_PROCS=2 MPIFPGA_MODELED_TIME=none exec "$MPIFPGA_RUN" \
+    --topology torus:4x2x1 -n 8 "$osu_abs" -c allreduce -m 1M:1M -i 1000) > "$tmp/k.out" 2>&1 &
 job=$!
 i=0
 while ! pgrep -f "$SWITCHD_MPI" > /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -97,6 +102,11 @@ while pgrep -f "$SWITCHD_MPI" > /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((
 left=$(pgrep -f "$SWITCHD_MPI" | wc -l)
 [ $rc = 143 ] && [ "$left" = 0 ]
 ok $? "SIGTERM to mpifpga-run mid-run: exit $rc, $left engine processes left"
+crashed=$(grep -c 'terminated with signal\|Segmentation fault' "$tmp/k.out")
+left_files=$(ls -A "$tmp/kdir" | wc -l)
+[ "$crashed" = 0 ] && [ "$left_files" = 0 ]
+ok $? "... no process of the job died of a signal ($crashed said so), no file left in its directory ($left_files)"
+[ "$crashed" = 0 ] || grep -m 3 'terminated with signal\|Segmentation fault' "$tmp/k.out" | sed 's/^/#   /'
 pkill -KILL -f "$SWITCHD_MPI" 2> /dev/null
 
 # new /dev/shm entries of processes that are gone (libfabric's shm

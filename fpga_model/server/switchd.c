@@ -490,8 +490,13 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": out of memory starting the engine\n");
         goto out;
     }
+    mf_fab_set_interrupt(e.fab, &stop_signal);
     rc = serve(&o, &e, s);
-    if (last_words(&e, err, sizeof err) || mf_fab_flush(e.fab, 5000, err, sizeof err))
+    /* A stop signal means the job is being killed: its ranks read nothing
+     * more, and touching the fabric while they die is what libfabric
+     * 1.17's shm provider does not survive (doc/architecture.md, "Stopping") */
+    if (!stop_signal &&
+        (last_words(&e, err, sizeof err) || mf_fab_flush(e.fab, 5000, err, sizeof err)))
         fprintf(stderr, PROG ": last replies may be lost: %s\n", err);
 out:
     if (e.fab && o.addr_file)

@@ -58,6 +58,7 @@ struct mf_fab {
     int send_timeout_ms;    /* 0: none */
     mf_fab_gone_fn gone;
     void *gone_ctx;
+    const volatile sig_atomic_t *interrupt; /* mf_fab_set_interrupt */
     int have_bell;          /* no wait object: receives wait on a doorbell */
     int hold;               /* mf_fab_hold_wakeups */
     mf_bell_t bell;
@@ -69,6 +70,11 @@ void mf_fab_set_gone_check(mf_fab_t *f, mf_fab_gone_fn fn, void *ctx)
 {
     f->gone = fn;
     f->gone_ctx = ctx;
+}
+
+void mf_fab_set_interrupt(mf_fab_t *f, const volatile sig_atomic_t *flag)
+{
+    f->interrupt = flag;
 }
 
 static int fab_err(char *err, size_t len, const char *what, int rc)
@@ -377,7 +383,7 @@ static int wait_some(mf_fab_t *f, int64_t deadline, int bell, char *err, size_t 
         if (r)
             return r < 0 ? -1 : 1;
         int64_t left = deadline < 0 ? 1000000000 : deadline - now_ns();
-        if (left <= 0)
+        if (left <= 0 || (f->interrupt && *f->interrupt))
             return 0;
         if (f->blocking) {
             int ms = (int)(left / 1000000) + 1;

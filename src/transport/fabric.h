@@ -18,6 +18,7 @@
 #ifndef MF_TRANSPORT_FABRIC_H
 #define MF_TRANSPORT_FABRIC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -55,6 +56,11 @@ int mf_fab_peer_from_name(mf_fab_t *f, const void *name, size_t len, mf_fab_peer
 void mf_fab_set_send_timeout(mf_fab_t *f, int ms);
 typedef int (*mf_fab_gone_fn)(void *ctx, char *err, size_t errlen);
 void mf_fab_set_gone_check(mf_fab_t *f, mf_fab_gone_fn fn, void *ctx);
+
+/* A wait for completions (mf_fab_recv, mf_fab_flush) ends as soon as
+ * *flag is nonzero -- a signal handler's stop flag -- as if its time were
+ * up, instead of polling the provider to the end of its timeout. */
+void mf_fab_set_interrupt(mf_fab_t *f, const volatile sig_atomic_t *flag);
 
 
 /* Send one message (len <= MF_EM_MAX).  Blocks only while every bounce

@@ -494,7 +494,7 @@ int main(int argc, char **argv)
     rc = serve(&o, &e, s);
     /* A stop signal means the job is being killed: its ranks read nothing
      * more, and touching the fabric while they die is what libfabric
-     * 1.17's shm provider does not survive (doc/architecture.md, "Stopping") */
+     * 1.17's shm provider does not survive (doc/architecture.md, "Errors and faults") */
     if (!stop_signal &&
         (last_words(&e, err, sizeof err) || mf_fab_flush(e.fab, 5000, err, sizeof err)))
         fprintf(stderr, PROG ": last replies may be lost: %s\n", err);

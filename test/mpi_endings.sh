@@ -133,4 +133,54 @@ rm -rf "$jobdir"
 [ "$(cat "$TMPDIR/w.out" 2>/dev/null)" = "1 0" ]
 ok $? "a rank still running after a failed job is killed; a process with another job's directory is not ($(cat "$TMPDIR/w.out" 2>/dev/null))"
 rm -f "$TMPDIR/w.out"
+
+# A process of a failed job that outlived its mpiexec (one stuck in
+# MPI_Init whose hydra proxy was orphaned) is killed by sweep_job: it
+# carries the job's directory in its environment.  A process whose
+# directory is inside this one's belongs to another job.
+newtmp s
+jobdir=$TMPDIR/job
+mkdir -p "$jobdir"
+( tmp=$jobdir
+  eval "$(sed -n '/^alive() {/,/^}/p; /^sweep_job() {/,/^}/p' "$RUNNER")"
+  MPIFPGA_BELL_DIR=$jobdir sleep 60 & ours=$!
+  MPIFPGA_BELL_DIR=$jobdir/inner sleep 60 & inner=$!
+  sleep 0.2
+  sweep_job
+  sleep 0.2
+  alive $ours; a=$?; alive $inner; b=$?
+  kill $ours $inner 2>/dev/null
+  echo "$a $b" > "$TMPDIR/s.out" )
+rm -rf "$jobdir"
+[ "$(cat "$TMPDIR/s.out" 2>/dev/null)" = "1 0" ]
+ok $? "a process of a failed job that outlived mpiexec is killed; one of a job inside its directory is not ($(cat "$TMPDIR/s.out" 2>/dev/null))"
+rm -f "$TMPDIR/s.out"
+
+# MPICH's and UCX's segments carry no pid: clean_shm removes those made
+# since the job started that no live process maps, and keeps an older one
+# and one a live process maps (another job's).
+newtmp m
+jobdir=$TMPDIR/job
+mkdir -p "$jobdir"
+old=/dev/shm/mpich_shar_tmpT$$a new=/dev/shm/mpich_shar_tmpT$$b used=/dev/shm/ucx_shm_posix_T$$c
+( tmp=$jobdir
+  eval "$(sed -n '/^alive() {/,/^}/p; /^wait_gone() {/,/^}/p; /^clean_shm() {/,/^}/p' "$RUNNER")"
+  head -c 4096 /dev/zero > "$old"
+  touch -d '1 minute ago' "$old"
+  : > "$tmp/.start"
+  head -c 4096 /dev/zero > "$new"
+  head -c 4096 /dev/zero > "$used"
+  # a live process maps $used until clean_shm is done (the file $tmp/done)
+  python3 -c 'import mmap, os, sys, time
+f = open(sys.argv[1], "r+b"); m = mmap.mmap(f.fileno(), 4096); print(flush=True)
+for _ in range(3000):
+    if os.path.exists(sys.argv[2]): break
+    time.sleep(0.02)' "$used" "$tmp/done" | { read -r _; clean_shm 0; : > "$tmp/done"; }
+  r=; for f in "$old" "$new" "$used"; do [ -e "$f" ] && r="${r}1" || r="${r}0"; done
+  echo "$r" > "$TMPDIR/m.out" )
+rm -rf "$jobdir"
+rm -f "$old" "$new" "$used"
+[ "$(cat "$TMPDIR/m.out" 2>/dev/null)" = "101" ]
+ok $? "an unmapped MPI segment made during the job is removed; an older one and a mapped one are kept (old new mapped: $(cat "$TMPDIR/m.out" 2>/dev/null), want 101)"
+rm -f "$TMPDIR/m.out"
 finish

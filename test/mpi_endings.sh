@@ -166,7 +166,7 @@ old=/dev/shm/mpich_shar_tmpT$$a new=/dev/shm/mpich_shar_tmpT$$b used=/dev/shm/uc
 ( tmp=$jobdir
   eval "$(sed -n '/^alive() {/,/^}/p; /^wait_gone() {/,/^}/p; /^clean_shm() {/,/^}/p' "$RUNNER")"
   head -c 4096 /dev/zero > "$old"
-  touch -d '1 minute ago' "$old"
+  touch -d '2000-01-01' "$old" # older than any job's start
   : > "$tmp/.start"
   head -c 4096 /dev/zero > "$new"
   head -c 4096 /dev/zero > "$used"

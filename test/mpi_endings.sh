@@ -111,16 +111,28 @@ for g in 1 2 3; do
         $rc "$t0" "$t1" "$tmp/g.log"
 done
 
+# The launcher's own functions run on stand-ins, each case in a subshell
+# with tmp set to a job directory (job_dir CASE makes it).  launcher_fns
+# NAME... prints those functions' text, as the launcher has them; verdict
+# CASE WANT DESC checks what the case wrote to $TMPDIR/CASE.out.
+job_dir() { newtmp "$1"; jobdir=$TMPDIR/job; mkdir -p "$jobdir"; }
+launcher_fns() { sed -n "$(for f; do printf '/^%s() {/,/^}/p;' "$f"; done)" "$RUNNER"; }
+verdict() {
+    got=$(cat "$TMPDIR/$1.out" 2>/dev/null)
+    rm -f "$TMPDIR/$1.out"
+    rm -rf "$jobdir"
+    [ "$got" = "$2" ]
+    ok $? "$3 ($got)"
+}
+
 # After a failed job mpiexec may return before a rank is gone (CI: "left:
 # processes ..." after an MPI_Abort).  The launcher's wait_ranks kills a
 # rank still there after half its patience -- only one whose environment
 # names the job's directory, not a process that took over a rank's pid.
 # Its functions, as the launcher has them, on two stand-ins.
-newtmp w
-jobdir=$TMPDIR/job
-mkdir -p "$jobdir"
+job_dir w
 ( tmp=$jobdir
-  eval "$(sed -n '/^alive() {/,/^}/p; /^wait_gone() {/,/^}/p; /^job_rank() {/,/^}/p; /^wait_ranks() {/,/^}/p' "$RUNNER")"
+  eval "$(launcher_fns alive wait_gone job_rank wait_ranks)"
   MPIFPGA_BELL_DIR=$jobdir sleep 60 & ours=$!
   MPIFPGA_BELL_DIR=$jobdir.not sleep 60 & other=$!
   : > "$jobdir/rank.$ours"; : > "$jobdir/rank.$other"
@@ -129,20 +141,15 @@ mkdir -p "$jobdir"
   alive $ours; a=$?; alive $other; b=$?
   kill $other 2>/dev/null
   echo "$a $b" > "$TMPDIR/w.out" )
-rm -rf "$jobdir"
-[ "$(cat "$TMPDIR/w.out" 2>/dev/null)" = "1 0" ]
-ok $? "a rank still running after a failed job is killed; a process with another job's directory is not ($(cat "$TMPDIR/w.out" 2>/dev/null))"
-rm -f "$TMPDIR/w.out"
+verdict w "1 0" "a rank still running after a failed job is killed; a process with another job's directory is not"
 
 # A process of a failed job that outlived its mpiexec (one stuck in
 # MPI_Init whose hydra proxy was orphaned) is killed by sweep_job: it
 # carries the job's directory in its environment.  A process whose
 # directory is inside this one's belongs to another job.
-newtmp s
-jobdir=$TMPDIR/job
-mkdir -p "$jobdir"
+job_dir s
 ( tmp=$jobdir
-  eval "$(sed -n '/^alive() {/,/^}/p; /^sweep_job() {/,/^}/p' "$RUNNER")"
+  eval "$(launcher_fns alive sweep_job)"
   MPIFPGA_BELL_DIR=$jobdir sleep 60 & ours=$!
   MPIFPGA_BELL_DIR=$jobdir/inner sleep 60 & inner=$!
   sleep 0.2
@@ -151,20 +158,15 @@ mkdir -p "$jobdir"
   alive $ours; a=$?; alive $inner; b=$?
   kill $ours $inner 2>/dev/null
   echo "$a $b" > "$TMPDIR/s.out" )
-rm -rf "$jobdir"
-[ "$(cat "$TMPDIR/s.out" 2>/dev/null)" = "1 0" ]
-ok $? "a process of a failed job that outlived mpiexec is killed; one of a job inside its directory is not ($(cat "$TMPDIR/s.out" 2>/dev/null))"
-rm -f "$TMPDIR/s.out"
+verdict s "1 0" "a process of a failed job that outlived mpiexec is killed; one of a job inside its directory is not"
 
 # MPICH's and UCX's segments carry no pid: clean_shm removes those made
 # since the job started that no live process maps, and keeps an older one
 # and one a live process maps (another job's).
-newtmp m
-jobdir=$TMPDIR/job
-mkdir -p "$jobdir"
+job_dir m
 old=/dev/shm/mpich_shar_tmpT$$a new=/dev/shm/mpich_shar_tmpT$$b used=/dev/shm/ucx_shm_posix_T$$c
 ( tmp=$jobdir
-  eval "$(sed -n '/^alive() {/,/^}/p; /^wait_gone() {/,/^}/p; /^clean_shm() {/,/^}/p' "$RUNNER")"
+  eval "$(launcher_fns alive wait_gone clean_shm)"
   head -c 4096 /dev/zero > "$old"
   touch -d '2000-01-01' "$old" # older than any job's start
   : > "$tmp/.start"
@@ -178,9 +180,6 @@ for _ in range(3000):
     time.sleep(0.02)' "$used" "$tmp/done" | { read -r _; clean_shm 0; : > "$tmp/done"; }
   r=; for f in "$old" "$new" "$used"; do [ -e "$f" ] && r="${r}1" || r="${r}0"; done
   echo "$r" > "$TMPDIR/m.out" )
-rm -rf "$jobdir"
 rm -f "$old" "$new" "$used"
-[ "$(cat "$TMPDIR/m.out" 2>/dev/null)" = "101" ]
-ok $? "an unmapped MPI segment made during the job is removed; an older one and a mapped one are kept (old new mapped: $(cat "$TMPDIR/m.out" 2>/dev/null), want 101)"
-rm -f "$TMPDIR/m.out"
+verdict m 101 "an unmapped MPI segment made during the job is removed; an older one and a mapped one are kept (old new mapped)"
 finish

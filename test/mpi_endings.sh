@@ -132,7 +132,7 @@ verdict() {
 # Its functions, as the launcher has them, on two stand-ins.
 job_dir w
 ( tmp=$jobdir
-  eval "$(launcher_fns alive wait_gone job_rank wait_ranks)"
+  eval "$(launcher_fns alive wait_gone job_env job_rank wait_ranks)"
   MPIFPGA_BELL_DIR=$jobdir sleep 60 & ours=$!
   MPIFPGA_BELL_DIR=$jobdir.not sleep 60 & other=$!
   : > "$jobdir/rank.$ours"; : > "$jobdir/rank.$other"
@@ -149,7 +149,7 @@ verdict w "1 0" "a rank still running after a failed job is killed; a process wi
 # directory is inside this one's belongs to another job.
 job_dir s
 ( tmp=$jobdir
-  eval "$(launcher_fns alive sweep_job)"
+  eval "$(launcher_fns alive job_env sweep_job)"
   MPIFPGA_BELL_DIR=$jobdir sleep 60 & ours=$!
   MPIFPGA_BELL_DIR=$jobdir/inner sleep 60 & inner=$!
   sleep 0.2

@@ -162,24 +162,28 @@ verdict s "1 0" "a process of a failed job that outlived mpiexec is killed; one 
 
 # MPICH's and UCX's segments carry no pid: clean_shm removes those made
 # since the job started that no live process maps, and keeps an older one
-# and one a live process maps (another job's).
+# and one a live process maps (another job's).  The kept ones get their
+# names only once dated or mapped: a launcher of a test running beside this
+# one would rightly remove an unmapped new one (CI: the mapped one went
+# while python started).
 job_dir m
 old=/dev/shm/mpich_shar_tmpT$$a new=/dev/shm/mpich_shar_tmpT$$b used=/dev/shm/ucx_shm_posix_T$$c
 ( tmp=$jobdir
   eval "$(launcher_fns alive wait_gone clean_shm)"
-  head -c 4096 /dev/zero > "$old"
-  touch -d '2000-01-01' "$old" # older than any job's start
+  head -c 4096 /dev/zero > /dev/shm/mfT$$a
+  touch -d '2000-01-01' /dev/shm/mfT$$a # older than any job's start
+  mv /dev/shm/mfT$$a "$old"
   : > "$tmp/.start"
   head -c 4096 /dev/zero > "$new"
-  head -c 4096 /dev/zero > "$used"
   # a live process maps $used until clean_shm is done (the file $tmp/done)
   python3 -c 'import mmap, os, sys, time
-f = open(sys.argv[1], "r+b"); m = mmap.mmap(f.fileno(), 4096); print(flush=True)
+f = open(sys.argv[1], "w+b"); f.truncate(4096); m = mmap.mmap(f.fileno(), 4096)
+os.rename(sys.argv[1], sys.argv[2]); print(flush=True)
 for _ in range(3000):
-    if os.path.exists(sys.argv[2]): break
-    time.sleep(0.02)' "$used" "$tmp/done" | { read -r _; clean_shm 0; : > "$tmp/done"; }
+    if os.path.exists(sys.argv[3]): break
+    time.sleep(0.02)' /dev/shm/mfT$$c "$used" "$tmp/done" | { read -r _; clean_shm 0; : > "$tmp/done"; }
   r=; for f in "$old" "$new" "$used"; do [ -e "$f" ] && r="${r}1" || r="${r}0"; done
   echo "$r" > "$TMPDIR/m.out" )
-rm -f "$old" "$new" "$used"
+rm -f "$old" "$new" "$used" /dev/shm/mfT$$a /dev/shm/mfT$$c
 verdict m 101 "an unmapped MPI segment made during the job is removed; an older one and a mapped one are kept (old new mapped)"
 finish

@@ -76,10 +76,16 @@ static int grow_waiters(void **list, int n, int *cap, size_t elem)
     return 0;
 }
 
+/* The sink credit waiter w's flow is blocked on: its stream's credits. */
+static const mf_sink_t *waiter_sink(const mf_credit_waiter_t *w)
+{
+    return &w->c->sk[w->c->fl[w->flow].blk];
+}
+
 /* The credit_parked bit of credit waiter w: its blocking sink's stream. */
 static unsigned waiter_bit(const mf_credit_waiter_t *w)
 {
-    const mf_sink_t *k = &w->c->sk[w->c->fl[w->flow].blk];
+    const mf_sink_t *k = waiter_sink(w);
     return mf_credit_bit(k->dest, w->c->req.hdr.ctx, k->tag);
 }
 
@@ -87,8 +93,9 @@ static int add_credit_waiter(mf_ccm_t *m, mf_coll_t *c, int flow)
 {
     if (grow_waiters((void **)&m->cr_wait, m->ncr_wait, &m->capcr_wait, sizeof *m->cr_wait))
         return -1;
-    m->cr_wait[m->ncr_wait] = (mf_credit_waiter_t){c, flow};
-    m->credit_parked |= 1ull << waiter_bit(&m->cr_wait[m->ncr_wait++]);
+    mf_credit_waiter_t w = {c, flow};
+    m->cr_wait[m->ncr_wait++] = w;
+    m->credit_parked |= 1ull << waiter_bit(&w);
     return 0;
 }
 
@@ -267,7 +274,7 @@ static int waits_for(const mf_credit_waiter_t *w, const mf_credit_stream_t *s)
 {
     if (!s)
         return 1;
-    const mf_sink_t *k = &w->c->sk[w->c->fl[w->flow].blk];
+    const mf_sink_t *k = waiter_sink(w);
     return k->dest == s->dest && k->tag == s->tag && w->c->req.hdr.ctx == s->ctx;
 }
 

@@ -244,10 +244,7 @@ static int by_dest(const void *a, const void *b)
     int px = x->kind == MF_DOM_PKT, py = y->kind == MF_DOM_PKT;
     uint64_t kx[5] = {x->to, x->kind, x->id, px ? x->sent : x->cycle, px ? x->state : !x->state};
     uint64_t ky[5] = {y->to, y->kind, y->id, py ? y->sent : y->cycle, py ? y->state : !y->state};
-    for (int i = 0; i < 5; i++)
-        if (kx[i] != ky[i])
-            return kx[i] < ky[i] ? -1 : 1;
-    return 0;
+    return mf_dom_key_cmp(kx, ky, 5);
 }
 
 /* All threads' messages, in by_dest order. */

@@ -348,10 +348,7 @@ static int by_child(const void *a, const void *b)
     memcpy(&px, x->data, sizeof px);
     memcpy(&py, y->data, sizeof py);
     uint64_t kx[3] = {x->id, px.sw, x->state}, ky[3] = {y->id, py.sw, y->state};
-    for (int i = 0; i < 3; i++)
-        if (kx[i] != ky[i])
-            return kx[i] < ky[i] ? -1 : 1;
-    return 0;
+    return mf_dom_key_cmp(kx, ky, 3);
 }
 
 void mf_dom_apply_aggs(mf_net_t *n)

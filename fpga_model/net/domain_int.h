@@ -68,4 +68,14 @@ int mf_dom_take_engine_msg(struct mf_net *n, const mf_dom_msg_t *m);
  * order one process runs them. */
 void mf_dom_apply_aggs(struct mf_net *n);
 
+/* Lexicographic order of two n-part keys (qsort's -1, 0, 1): the
+ * messages' comparators build their keys and call it. */
+static inline int mf_dom_key_cmp(const uint64_t *x, const uint64_t *y, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
 #endif

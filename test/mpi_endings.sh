@@ -174,14 +174,15 @@ old=/dev/shm/mpich_shar_tmpT$$a new=/dev/shm/mpich_shar_tmpT$$b used=/dev/shm/uc
   touch -d '2000-01-01' /dev/shm/mfT$$a # older than any job's start
   mv /dev/shm/mfT$$a "$old"
   : > "$tmp/.start"
-  head -c 4096 /dev/zero > "$new"
-  # a live process maps $used until clean_shm is done (the file $tmp/done)
+  # a live process maps $used until clean_shm is done (the file $tmp/done);
+  # $new is made once it has (unmapped for about the second clean_shm waits)
   python3 -c 'import mmap, os, sys, time
 f = open(sys.argv[1], "w+b"); f.truncate(4096); m = mmap.mmap(f.fileno(), 4096)
 os.rename(sys.argv[1], sys.argv[2]); print(flush=True)
 for _ in range(3000):
     if os.path.exists(sys.argv[3]): break
-    time.sleep(0.02)' /dev/shm/mfT$$c "$used" "$tmp/done" | { read -r _; clean_shm 0; : > "$tmp/done"; }
+    time.sleep(0.02)' /dev/shm/mfT$$c "$used" "$tmp/done" |
+      { read -r _; head -c 4096 /dev/zero > "$new"; clean_shm 0; : > "$tmp/done"; }
   r=; for f in "$old" "$new" "$used"; do [ -e "$f" ] && r="${r}1" || r="${r}0"; done
   echo "$r" > "$TMPDIR/m.out" )
 rm -f "$old" "$new" "$used" /dev/shm/mfT$$a /dev/shm/mfT$$c

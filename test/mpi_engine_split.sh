@@ -133,7 +133,7 @@ ok $? "SIGTERM to mpifpga-run 0-0.5 s into start-up: $stopped of 9 jobs stopped 
 # regions are named <pid>:...; other tests' live ones are theirs), and
 # MPICH's or UCX's segments no process maps (they carry no pid) and still
 # there 3 s on: one a test beside this one makes is unmapped for a moment
-# (mpi_endings.sh's stand-ins for up to a second and a half)
+# (mpi_endings.sh's stand-in for about a second)
 sleep 0.5
 left=$(pgrep -f "$SWITCHD_MPI" | wc -l)
 ls /dev/shm | sort > "$tmp/shm"

@@ -149,15 +149,16 @@ verdict w "1 0" "a rank still running after a failed job is killed; a process wi
 # A process of a failed job that outlived its mpiexec (one stuck in
 # MPI_Init whose hydra proxy was orphaned) is killed by sweep_job: it
 # carries the job's directory in its environment.  A process whose
-# directory is inside this one's belongs to another job.
+# directory is inside this one's belongs to another job.  sweep_job
+# returns once those it killed are gone, so they are looked at at once
+# (a SIGKILLed sleep dies too fast for this to tell that wait from none).
 job_dir s
 ( tmp=$jobdir
-  eval "$(launcher_fns alive job_env sweep_job)"
+  eval "$(launcher_fns alive wait_gone job_env sweep_job)"
   MPIFPGA_BELL_DIR=$jobdir sleep 60 & ours=$!
   MPIFPGA_BELL_DIR=$jobdir/inner sleep 60 & inner=$!
   sleep 0.2
-  sweep_job
-  sleep 0.2
+  sweep_job 10
   alive $ours; a=$?; alive $inner; b=$?
   kill $ours $inner 2>/dev/null
   echo "$a $b" > "$TMPDIR/s.out" )
@@ -172,7 +173,7 @@ verdict s "1 0" "a process of a failed job that outlived mpiexec is killed; one 
 job_dir m
 old=/dev/shm/mpich_shar_tmpT$$a new=/dev/shm/mpich_shar_tmpT$$b used=/dev/shm/ucx_shm_posix_T$$c
 ( tmp=$jobdir
-  eval "$(launcher_fns alive wait_gone clean_shm)"
+  eval "$(launcher_fns alive wait_gone mapped clean_shm)"
   head -c 4096 /dev/zero > /dev/shm/mfT$$a
   touch -d '2000-01-01' /dev/shm/mfT$$a # older than any job's start
   mv /dev/shm/mfT$$a "$old"

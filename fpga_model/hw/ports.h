@@ -398,27 +398,37 @@ static inline void mf_stream_note_moved(mf_stream_t *st)
 /* Per-cycle byte budgets each way, shared by the node's ranks, set up by
  * their first user in a cycle. */
 typedef struct mf_host_port {
-    uint64_t rd_budget_cycle, wr_budget_cycle; /* cycle the budgets belong to */
-    uint32_t rd_left, wr_left;                 /* bytes left this cycle */
+    uint64_t rd_budget_cycle; /* cycle + 1 the budgets belong to (0: none yet) */
+    uint32_t rd_left, wr_left; /* bytes left this cycle */
+    uint32_t rd_frac, wr_frac; /* a fractional rate's part byte carried, 16.16 */
     uint64_t rate_fx;   /* host bytes per cycle each way, 16.16 */
     uint32_t bytes;     /* the DMA's bytes per cycle (dma_bytes) */
     uint32_t pcie;      /* PCIe latency, cycles */
 } mf_host_port_t;
 
-/* Host bytes a node's DMA moves each way in cycle `now`: dma_bytes, or on
- * a fat tree the host link's rate where it is lower (network.c), spread
- * over the cycles so that any run of them moves the rate to the byte. */
-static inline uint32_t mf_host_bytes_at(const mf_host_port_t *h, uint64_t now)
+/* One direction's bytes for the cycle after one that left `left` of its
+ * budget (`busy`: that cycle was the one before this): dma_bytes, or on a
+ * fat tree the host link's rate where it is lower (network.c), as a
+ * serialiser moves it -- a part byte carries on while the link stays
+ * busy, and an idle link starts afresh.  So any busy run moves the rate to
+ * the byte, and the bytes depend on when the run began, not on the cycle
+ * number: a run that starts later moves the same bytes later. */
+static inline uint32_t mf_host_dir_budget(const mf_host_port_t *h, uint32_t *frac, int busy,
+                                          uint32_t left)
 {
     if (h->rate_fx == (uint64_t)h->bytes << 16)
         return h->bytes;
-    return (uint32_t)(((now + 1) * h->rate_fx >> 16) - (now * h->rate_fx >> 16));
+    uint64_t acc = (busy && left == 0 ? *frac : 0) + h->rate_fx;
+    *frac = (uint32_t)(acc & 0xffff);
+    return (uint32_t)(acc >> 16);
 }
 static inline void mf_host_budgets(mf_host_port_t *h, uint64_t now)
 {
     if (h->rd_budget_cycle != now + 1) {
+        int busy = h->rd_budget_cycle == now; /* the last budgets were cycle now - 1's */
         h->rd_budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
-        h->rd_left = h->wr_left = mf_host_bytes_at(h, now);
+        h->rd_left = mf_host_dir_budget(h, &h->rd_frac, busy, h->rd_left);
+        h->wr_left = mf_host_dir_budget(h, &h->wr_frac, busy, h->wr_left);
     }
 }
 static inline uint32_t mf_host_write_budget(mf_host_port_t *h, uint64_t now)

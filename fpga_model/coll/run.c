@@ -50,8 +50,7 @@ static void member_done(void *user, const mf_completion_t *c)
         snprintf(m->col->err, m->col->errlen, "rank %d: %s", c->rank, c->err);
 }
 
-/* Fold one rank's latency into the spread over ranks. */
-static void add_rank(mf_coll_timing_t *t, double us, double *sum)
+void mf_coll_timing_add(mf_coll_timing_t *t, double us, double *sum)
 {
     *sum += us;
     if (us < t->min_us)
@@ -70,7 +69,7 @@ void mf_coll_timing_fill(const mf_net_t *n, uint64_t at, const uint64_t *complet
         double us = mf_net_cycles_to_us(n, l);
         if (lat_cycles)
             lat_cycles[i] = l;
-        add_rank(t, us, &sum);
+        mf_coll_timing_add(t, us, &sum);
         if (l > t->max_cycles)
             t->max_cycles = l;
         if (complete[i] > t->end)
@@ -234,84 +233,13 @@ int mf_coll_loop_osu(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *
     *t = (mf_coll_timing_t){.min_us = 1e300};
     double all = 0;
     for (int i = 0; i < size; i++)
-        add_rank(t, sum[i] / iters, &all); /* this rank's figure: timer / iterations */
+        mf_coll_timing_add(t, sum[i] / iters, &all); /* this rank's figure: timer / iterations */
     t->avg_us = all / size;                 /* OSU prints the mean of the ranks' figures */
     t->end = mf_net_now(n);
     rc = 0;
 done:
     free(in);
     free(out);
-    free(sum);
-    return rc;
-}
-
-/* Hash of the state an iteration leaves behind that can change the next one:
- * the switch allocators' round-robin pointers (the network is drained).  A
- * sum of one hash per switch, so that the domains of a split network add
- * theirs up to the same figure. */
-static int arb_state(mf_net_t *n, uint64_t *h, char *err, size_t len)
-{
-    static const int sum = MF_DOM_SUM;
-    *h = 0;
-    for (int s = 0; s < n->nsw; s++) {
-        if (!mf_dom_local(n, s))
-            continue;
-        uint64_t x = 1469598103934665603ull ^ (uint64_t)s;
-        for (int p = 0; p < n->sw[s].l1.nports; p++)
-            x = (x ^ n->sw[s].l1.out[p].rr) * 1099511628211ull;
-        *h += x;
-    }
-    return mf_dom_reduce(n, h, &sum, 1, err, len);
-}
-
-int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, void *ctx,
-                 mf_coll_timing_t *t, int *simulated, char *err, size_t len)
-{
-    uint64_t *lat = calloc((size_t)size, sizeof *lat), *prev = calloc((size_t)size, sizeof *prev);
-    uint64_t *sum = calloc((size_t)size, sizeof *sum); /* cycles: exact */
-    int rc = -1, i;
-    uint64_t at = mf_net_now(n), state = 0;
-    int can_fast = fast && n->p.link_jitter_sd_ns <= 0;
-    if (!lat || !prev || !sum) {
-        snprintf(err, len, "out of memory");
-        goto out;
-    }
-    for (i = 0; i < iters; i++) {
-        mf_coll_timing_t one;
-        if (once(ctx, at, lat, &one, err, len))
-            goto out;
-        for (int r = 0; r < size; r++)
-            sum[r] += lat[r];
-        /* the next iteration starts when every rank has completed, or when
-         * the network has drained if traffic outlives the last completion */
-        uint64_t next = one.end > mf_net_now(n) ? one.end : mf_net_now(n);
-        uint64_t took = next - at;
-        at = next;
-        uint64_t s;
-        if (arb_state(n, &s, err, len))
-            goto out;
-        int same = i > 0 && s == state && !memcmp(lat, prev, (size_t)size * sizeof *lat);
-        state = s;
-        memcpy(prev, lat, (size_t)size * sizeof *lat);
-        if (can_fast && same) {
-            uint64_t rest = (uint64_t)(iters - 1 - i); /* they repeat this one */
-            for (int r = 0; r < size; r++)
-                sum[r] += rest * lat[r];
-            at += rest * took;
-            i++;
-            break;
-        }
-    }
-    *simulated = i;
-    *t = (mf_coll_timing_t){.min_us = 1e300, .end = at};
-    double tot = 0;
-    for (int r = 0; r < size; r++)
-        add_rank(t, mf_net_cycles_to_us(n, sum[r]) / iters, &tot);
-    t->avg_us = tot / size;
-    rc = 0;
-out:
-    free(lat);
-    free(prev);
     free(sum);
     return rc;
 }

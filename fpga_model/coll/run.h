@@ -59,17 +59,21 @@ int mf_coll_once(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *memb
 int mf_coll_loop_osu(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members,
                      int iters, int skip, mf_coll_timing_t *t, char *err, size_t len);
 
+/* Fold one rank's latency (us) into t's spread over ranks and *sum. */
+void mf_coll_timing_add(mf_coll_timing_t *t, double us, double *sum);
 /* Per-rank latencies (complete[i] - at, into lat_cycles if given) and their
  * spread over ranks, for one call that all members entered at `at`. */
 void mf_coll_timing_fill(const mf_net_t *n, uint64_t at, const uint64_t *complete, int size,
                          uint64_t *lat_cycles, mf_coll_timing_t *t);
 
 /* OSU-style timing loop: `iters` back-to-back calls, each started when the
- * previous one ended on every rank.  With no link jitter, once an iteration
- * leaves the arbitration state exactly as the one before, the remaining
- * iterations are known to repeat it and are not simulated (fast path,
- * test_coll proves it gives the same cycles).  *simulated gets the number
- * of iterations really run. */
+ * previous one ended on every rank (coll/iter.c).  With no link jitter, an
+ * iteration that starts as an earlier one did -- the same switch
+ * allocators' pointers, or pointers that decided nothing, at the same
+ * phase of the clock-driven parts (mf_net_shift_period) -- repeats it and
+ * every one after it, so the rest are added up, not simulated (fast path;
+ * test_coll checks it gives the full simulation's figures).  *simulated
+ * gets the number of iterations really run. */
 int mf_coll_loop(mf_net_t *n, const mf_coll_spec_t *c, int size, const int *members, int iters,
                  int fast, mf_coll_timing_t *t, int *simulated, char *err, size_t len);
 

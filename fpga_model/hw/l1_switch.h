@@ -36,6 +36,7 @@ typedef struct {
                            * VC allocation reads their stop state without
                            * loading the peer's L1 record first) */
     uint32_t rr;          /* switch allocation round-robin pointer */
+    uint32_t rr_epoch;    /* mf_l1_t.epoch of the port's last grant */
     uint64_t pkts;
     const mf_remote_port_t *remote; /* the peer is in another domain: packets go
                                      * there (NULL: the peer is simulated here) */
@@ -84,6 +85,10 @@ typedef struct mf_l1 {
     const mf_eject_port_t *eject; /* by engine (global rank) */
     uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */
     int id;
+    /* Did a choice between requesters use a round-robin pointer set before
+     * this epoch (coll/iter.c: an iteration that did not repeats exactly)? */
+    uint32_t epoch;
+    int rr_carried;
     uint32_t phit_bytes;
     uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
     int eject_per_port;    /* collective packets: one eject lane per input port */

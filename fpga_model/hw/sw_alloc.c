@@ -63,14 +63,27 @@ static int grant(mf_l1_t *l, int port, unsigned i, unsigned nvc, unsigned ncand,
         return 0;
     take(l, port, i, nvc, now);
     l->out[port].rr = i + 1 == ncand ? 0 : i + 1; /* i < ncand */
+    l->out[port].rr_epoch = l->epoch;
     mf_l1_traverse(l, port, k, now);
     return 1;
+}
+
+/* A choice among `several` requesters for port takes its round-robin
+ * pointer into account; note it if the pointer was set before this epoch. */
+static inline void note_choice(mf_l1_t *l, int port, int several)
+{
+    if (several && l->out[port].rr_epoch != l->epoch)
+        l->rr_carried = 1;
 }
 
 /* Round robin over a bit set: first requester at or after rr, wrapping. */
 static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
                       unsigned ncand, uint64_t now)
 {
+    unsigned nreq = 0;
+    for (unsigned w = 0; w < (ncand + 63) / 64; w++)
+        nreq += (unsigned)__builtin_popcountll(bits[w]);
+    note_choice(l, port, nreq > 1);
     unsigned rr = l->out[port].rr, words = (ncand + 63) / 64;
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : rr, hi = pass ? rr : ncand;
@@ -93,6 +106,7 @@ static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
 /* Fallback for switches with more requesters than the bit set holds. */
 static void arbitrate_scan(mf_l1_t *l, int port, unsigned nvc, unsigned ncand, uint64_t now)
 {
+    note_choice(l, port, 1); /* requesters not counted: assume several */
     for (unsigned j = 0; j < ncand; j++)
         if (grant(l, port, (l->out[port].rr + j) % ncand, nvc, ncand, now))
             return;
@@ -114,6 +128,7 @@ static void arbitrate_word(mf_l1_t *l, int port, uint64_t bits, unsigned nvc, un
                            uint64_t now)
 {
     uint64_t late = bits & (~0ull << l->out[port].rr); /* rr < ncand <= 64 */
+    note_choice(l, port, (bits & (bits - 1)) != 0);
     while (bits) {
         unsigned i = (unsigned)__builtin_ctzll(late ? late : bits);
         if (grant(l, port, i, nvc, ncand, now))

@@ -380,6 +380,29 @@ const mf_params_t *mf_net_params(const mf_net_t *n) { return &n->p; }
 const mf_topo_t *mf_net_topo(const mf_net_t *n) { return n->topo; }
 size_t mf_net_pending(const mf_net_t *n) { return n->pending; }
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+uint64_t mf_net_shift_period(const mf_net_t *n)
+{
+    if (n->p.link_jitter_sd_ns > 0)
+        return 0; /* each packet's latency is drawn anew */
+    uint64_t period = 1;
+    for (int s = 0; s < n->nsw; s++) {
+        uint64_t turns = (uint64_t)n->topo->sw_nodes[s] * (uint64_t)n->topo->ppn;
+        if (turns > 1)
+            period = period / gcd_u64(period, turns) * turns;
+    }
+    return period;
+}
+
 double mf_net_cycles_to_us(const mf_net_t *n, uint64_t cycles)
 {
     return (double)cycles * mf_params_cycle_ns(&n->p) / 1000.0;

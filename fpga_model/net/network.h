@@ -56,6 +56,12 @@ typedef struct mf_net {
 } mf_net_t;
 
 
+/* Cycles by which the start of a run on the drained network can move
+ * without changing a figure, 0 if none (link jitter: each packet's
+ * latency is drawn anew).  The engines of a switch take turns by the
+ * clock, cycle t mod their number first (hw/switch.c): the least common
+ * multiple of those numbers.  Nothing else goes by the cycle number. */
+uint64_t mf_net_shift_period(const mf_net_t *n);
 /* The switch of engine grank (an aggregation engine's own switch). */
 int mf_rank_switch(const mf_net_t *n, int grank);
 /* mf_net_run's messages, for the split run too (net/domain_coll.c): the

@@ -1,0 +1,168 @@
+/*
+ * The OSU-style timing loop (run.h mf_iter_loop) and its exact fast path.
+ *
+ * The network is drained between iterations.  What one iteration can then
+ * leave to the next is the switch allocators' round-robin pointers, and
+ * where it starts on the clock-driven parts' cycle (mf_net_shift_period:
+ * the engines' turn order).  An iteration is simulated once for each such
+ * start; when a start repeats an earlier one, every iteration from there
+ * on repeats the ones after it, and is added up instead of simulated.
+ *
+ * A start also repeats when the iterations since the matching one made no
+ * choice with a pointer they found (sw_alloc.c note_choice): the pointers
+ * they started from decided nothing, so any others do as well.  A loop
+ * whose first iteration chose only with pointers it set itself is one
+ * iteration simulated (a torus with one rank per node: one engine, no
+ * turns).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/run.h"
+#include "net/domain.h"
+#include "net/network.h"
+
+/* Iterations remembered; a loop with no repeat among them is simulated to
+ * the end. */
+#define MEMO 64
+
+/* What a simulated iteration started from and took. */
+typedef struct {
+    uint64_t state; /* the allocators' pointers (arb_state) */
+    uint64_t phase; /* start cycle mod the shift period */
+    uint64_t took;  /* cycles to the next iteration's start */
+    int any_state;  /* no choice used a pointer it found */
+} iter_rec_t;
+
+/* Hash of the allocators' round-robin pointers: a sum of one hash per
+ * switch, so that the domains of a split network add theirs up to the
+ * same figure. */
+static int arb_state(mf_net_t *n, uint64_t *h, char *err, size_t len)
+{
+    static const int sum = MF_DOM_SUM;
+    *h = 0;
+    for (int s = 0; s < n->nsw; s++) {
+        if (!mf_dom_local(n, s))
+            continue;
+        uint64_t x = 1469598103934665603ull ^ (uint64_t)s;
+        for (int p = 0; p < n->sw[s].l1.nports; p++)
+            x = (x ^ n->sw[s].l1.out[p].rr) * 1099511628211ull;
+        *h += x;
+    }
+    return mf_dom_reduce(n, h, &sum, 1, err, len);
+}
+
+/* Start a new epoch of the pointers (l1_switch.h mf_l1_t.epoch). */
+static void rr_epoch_begin(mf_net_t *n)
+{
+    for (int s = 0; s < n->nsw; s++) {
+        if (!mf_dom_local(n, s))
+            continue;
+        n->sw[s].l1.epoch++;
+        n->sw[s].l1.rr_carried = 0;
+    }
+}
+
+/* Did a switch allocation since rr_epoch_begin choose among requesters
+ * with a pointer set before it? */
+static int rr_carried(mf_net_t *n, int *carried, char *err, size_t len)
+{
+    static const int sum = MF_DOM_SUM;
+    uint64_t k = 0;
+    for (int s = 0; s < n->nsw; s++)
+        if (mf_dom_local(n, s))
+            k += (uint64_t)n->sw[s].l1.rr_carried;
+    if (mf_dom_reduce(n, &k, &sum, 1, err, len))
+        return -1;
+    *carried = k != 0;
+    return 0;
+}
+
+/* The remembered iteration an iteration starting from (state, phase)
+ * repeats, or -1.  Records j..nrec-1 repeat from there on if record j
+ * started from the same state, or if none of them used a pointer it
+ * found. */
+static int repeat_of(const iter_rec_t *r, int nrec, uint64_t state, uint64_t phase)
+{
+    int any_state = 1;
+    for (int j = nrec - 1; j >= 0; j--) {
+        any_state &= r[j].any_state;
+        if (r[j].phase == phase && (r[j].state == state || any_state))
+            return j;
+    }
+    return -1;
+}
+
+/* The `rest` iterations from now go round records j..nrec-1. */
+static void add_repeats(const iter_rec_t *r, const uint64_t *lat_of, int j, int nrec,
+                        uint64_t rest, int size, uint64_t *sum, uint64_t *at)
+{
+    uint64_t round = (uint64_t)(nrec - j);
+    for (int k = j; k < nrec; k++) {
+        uint64_t times = rest / round + ((uint64_t)(k - j) < rest % round);
+        for (int x = 0; x < size; x++)
+            sum[x] += times * lat_of[(size_t)k * (size_t)size + (size_t)x];
+        *at += times * r[k].took;
+    }
+}
+
+int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, void *ctx,
+                 mf_coll_timing_t *t, int *simulated, char *err, size_t len)
+{
+    uint64_t period = fast ? mf_net_shift_period(n) : 0; /* 0: simulate them all */
+    int memo = period ? (iters < MEMO ? iters : MEMO) : 0;
+    uint64_t *lat = calloc((size_t)size, sizeof *lat);
+    uint64_t *sum = calloc((size_t)size, sizeof *sum); /* cycles: exact */
+    uint64_t *lat_of = calloc((size_t)size * (size_t)(memo ? memo : 1), sizeof *lat_of);
+    iter_rec_t rec[MEMO];
+    int rc = -1, i, nrec = 0;
+    uint64_t at = mf_net_now(n), state = 0;
+    if (!lat || !sum || !lat_of) {
+        snprintf(err, len, "out of memory");
+        goto out;
+    }
+    if (period && arb_state(n, &state, err, len))
+        goto out;
+    for (i = 0; i < iters; i++) {
+        if (nrec == i && nrec > 0) {
+            int j = repeat_of(rec, nrec, state, at % period);
+            if (j >= 0) {
+                add_repeats(rec, lat_of, j, nrec, (uint64_t)(iters - i), size, sum, &at);
+                break;
+            }
+        }
+        mf_coll_timing_t one;
+        rr_epoch_begin(n);
+        if (once(ctx, at, lat, &one, err, len))
+            goto out;
+        for (int r = 0; r < size; r++)
+            sum[r] += lat[r];
+        /* the next iteration starts when every rank has completed, or when
+         * the network has drained if traffic outlives the last completion */
+        uint64_t next = one.end > mf_net_now(n) ? one.end : mf_net_now(n);
+        if (nrec == i && i < memo) {
+            int carried;
+            if (rr_carried(n, &carried, err, len))
+                goto out;
+            rec[nrec] = (iter_rec_t){state, at % period, next - at, !carried};
+            memcpy(lat_of + (size_t)nrec * (size_t)size, lat, (size_t)size * sizeof *lat);
+            nrec++;
+            if (arb_state(n, &state, err, len))
+                goto out;
+        }
+        at = next;
+    }
+    *simulated = i;
+    *t = (mf_coll_timing_t){.min_us = 1e300, .end = at};
+    double tot = 0;
+    for (int r = 0; r < size; r++)
+        mf_coll_timing_add(t, mf_net_cycles_to_us(n, sum[r]) / iters, &tot);
+    t->avg_us = tot / size;
+    rc = 0;
+out:
+    free(lat);
+    free(sum);
+    free(lat_of);
+    return rc;
+}

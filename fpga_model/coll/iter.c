@@ -29,29 +29,11 @@
 
 /* What a simulated iteration started from and took. */
 typedef struct {
-    uint64_t state; /* the allocators' pointers (arb_state) */
+    uint64_t state; /* the allocators' pointers (loop_state) */
     uint64_t phase; /* start cycle mod the shift period */
     uint64_t took;  /* cycles to the next iteration's start */
     int any_state;  /* no choice used a pointer it found */
 } iter_rec_t;
-
-/* Hash of the allocators' round-robin pointers: a sum of one hash per
- * switch, so that the domains of a split network add theirs up to the
- * same figure. */
-static int arb_state(mf_net_t *n, uint64_t *h, char *err, size_t len)
-{
-    static const int sum = MF_DOM_SUM;
-    *h = 0;
-    for (int s = 0; s < n->nsw; s++) {
-        if (!mf_dom_local(n, s))
-            continue;
-        uint64_t x = 1469598103934665603ull ^ (uint64_t)s;
-        for (int p = 0; p < n->sw[s].l1.nports; p++)
-            x = (x ^ n->sw[s].l1.out[p].rr) * 1099511628211ull;
-        *h += x;
-    }
-    return mf_dom_reduce(n, h, &sum, 1, err, len);
-}
 
 /* Start a new epoch of the pointers (l1_switch.h mf_l1_t.epoch). */
 static void rr_epoch_begin(mf_net_t *n)
@@ -64,18 +46,29 @@ static void rr_epoch_begin(mf_net_t *n)
     }
 }
 
-/* Did a switch allocation since rr_epoch_begin choose among requesters
- * with a pointer set before it? */
-static int rr_carried(mf_net_t *n, int *carried, char *err, size_t len)
+/* What the network holds for the next iteration: a hash of the
+ * allocators' round-robin pointers, and whether a switch allocation since
+ * rr_epoch_begin chose among requesters with a pointer set before it.
+ * Sums of one figure per switch, so that the domains of a split network
+ * add theirs up to the same figures, in one reduction. */
+static int loop_state(mf_net_t *n, uint64_t *state, int *carried, char *err, size_t len)
 {
-    static const int sum = MF_DOM_SUM;
-    uint64_t k = 0;
-    for (int s = 0; s < n->nsw; s++)
-        if (mf_dom_local(n, s))
-            k += (uint64_t)n->sw[s].l1.rr_carried;
-    if (mf_dom_reduce(n, &k, &sum, 1, err, len))
+    static const int sum[2] = {MF_DOM_SUM, MF_DOM_SUM};
+    uint64_t v[2] = {0, 0};
+    for (int s = 0; s < n->nsw; s++) {
+        if (!mf_dom_local(n, s))
+            continue;
+        const mf_l1_t *l = &n->sw[s].l1;
+        uint64_t x = 1469598103934665603ull ^ (uint64_t)s;
+        for (int p = 0; p < l->nports; p++)
+            x = (x ^ l->out[p].rr) * 1099511628211ull;
+        v[0] += x;
+        v[1] += (uint64_t)l->rr_carried;
+    }
+    if (mf_dom_reduce(n, v, sum, 2, err, len))
         return -1;
-    *carried = k != 0;
+    *state = v[0];
+    *carried = v[1] != 0;
     return 0;
 }
 
@@ -122,7 +115,8 @@ int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, vo
         snprintf(err, len, "out of memory");
         goto out;
     }
-    if (period && arb_state(n, &state, err, len))
+    int carried = 0;
+    if (period && loop_state(n, &state, &carried, err, len))
         goto out;
     for (i = 0; i < iters; i++) {
         if (nrec == i && nrec > 0) {
@@ -133,7 +127,9 @@ int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, vo
             }
         }
         mf_coll_timing_t one;
-        rr_epoch_begin(n);
+        int record = nrec == i && i < memo;
+        if (record)
+            rr_epoch_begin(n);
         if (once(ctx, at, lat, &one, err, len))
             goto out;
         for (int r = 0; r < size; r++)
@@ -141,15 +137,13 @@ int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, vo
         /* the next iteration starts when every rank has completed, or when
          * the network has drained if traffic outlives the last completion */
         uint64_t next = one.end > mf_net_now(n) ? one.end : mf_net_now(n);
-        if (nrec == i && i < memo) {
-            int carried;
-            if (rr_carried(n, &carried, err, len))
+        if (record) {
+            uint64_t start = state; /* the next start's, from here on */
+            if (loop_state(n, &state, &carried, err, len))
                 goto out;
-            rec[nrec] = (iter_rec_t){state, at % period, next - at, !carried};
+            rec[nrec] = (iter_rec_t){start, at % period, next - at, !carried};
             memcpy(lat_of + (size_t)nrec * (size_t)size, lat, (size_t)size * sizeof *lat);
             nrec++;
-            if (arb_state(n, &state, err, len))
-                goto out;
         }
         at = next;
     }

@@ -398,7 +398,7 @@ static inline void mf_stream_note_moved(mf_stream_t *st)
 /* Per-cycle byte budgets each way, shared by the node's ranks, set up by
  * their first user in a cycle. */
 typedef struct mf_host_port {
-    uint64_t rd_budget_cycle; /* cycle + 1 the budgets belong to (0: none yet) */
+    uint64_t budget_cycle; /* cycle + 1 the budgets belong to (0: none yet) */
     uint32_t rd_left, wr_left; /* bytes left this cycle */
     uint32_t rd_frac, wr_frac; /* a fractional rate's part byte carried, 16.16 */
     uint64_t rate_fx;   /* host bytes per cycle each way, 16.16 */
@@ -424,9 +424,9 @@ static inline uint32_t mf_host_dir_budget(const mf_host_port_t *h, uint32_t *fra
 }
 static inline void mf_host_budgets(mf_host_port_t *h, uint64_t now)
 {
-    if (h->rd_budget_cycle != now + 1) {
-        int busy = h->rd_budget_cycle == now; /* the last budgets were cycle now - 1's */
-        h->rd_budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
+    if (h->budget_cycle != now + 1) {
+        int busy = h->budget_cycle == now; /* the last budgets were cycle now - 1's */
+        h->budget_cycle = now + 1; /* +1 so cycle 0 is not "already set" */
         h->rd_left = mf_host_dir_budget(h, &h->rd_frac, busy, h->rd_left);
         h->wr_left = mf_host_dir_budget(h, &h->wr_frac, busy, h->wr_left);
     }

@@ -9,11 +9,13 @@
  * on repeats the ones after it, and is added up instead of simulated.
  *
  * A start also repeats when the iterations since the matching one made no
- * choice with a pointer they found (sw_alloc.c note_choice): the pointers
- * they started from decided nothing, so any others do as well.  A loop
- * whose first iteration chose only with pointers it set itself is one
- * iteration simulated (a torus with one rank per node: one engine, no
- * turns).
+ * choice with a pointer they found (sw_alloc.c choose_with_found_pointer): the pointers
+ * they started from decided nothing, so any others do as well.  And an
+ * iteration repeats itself when the pointers it ends with choose as the
+ * ones it found did, wherever one of those decided (the range each such
+ * choice notes), and the next starts in its phase: the next makes every
+ * choice it made, so it ends with the same pointers again.  A loop whose
+ * first iteration does either is one iteration simulated.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ typedef struct {
     uint64_t phase; /* start cycle mod the shift period */
     uint64_t took;  /* cycles to the next iteration's start */
     int any_state;  /* no choice used a pointer it found */
+    int fits_end;   /* the pointers it ended with choose as those it found */
 } iter_rec_t;
 
 /* Start a new epoch of the pointers (l1_switch.h mf_l1_t.epoch). */
@@ -46,15 +49,35 @@ static void rr_epoch_begin(mf_net_t *n)
     }
 }
 
-/* What the network holds for the next iteration: a hash of the
- * allocators' round-robin pointers, and whether a switch allocation since
- * rr_epoch_begin chose among requesters with a pointer set before it.
- * Sums of one figure per switch, so that the domains of a split network
- * add theirs up to the same figures, in one reduction. */
-static int loop_state(mf_net_t *n, uint64_t *state, int *carried, char *err, size_t len)
+/* Do l's pointers now choose as those its choices found did, wherever
+ * one of those decided in this epoch (sw_alloc.c choose_with_found_pointer)? */
+static int decisions_fit(const mf_l1_t *l)
 {
-    static const int sum[2] = {MF_DOM_SUM, MF_DOM_SUM};
-    uint64_t v[2] = {0, 0};
+    if (!l->rr_carried)
+        return 1;
+    for (int p = 0; p < l->nports; p++) {
+        const mf_outport_t *o = &l->out[p];
+        if (o->rr_decided != l->epoch)
+            continue;
+        int in = o->rr_lo <= o->rr_hi ? o->rr >= o->rr_lo && o->rr <= o->rr_hi
+                                      : o->rr >= o->rr_lo || o->rr <= o->rr_hi;
+        if (!in)
+            return 0;
+    }
+    return 1;
+}
+
+/* What the network holds for the next iteration: a hash of the
+ * allocators' round-robin pointers; whether a pointer set before
+ * rr_epoch_begin decided a choice since; and whether the pointers now
+ * choose as those did.  Sums of one figure per switch, so that the
+ * domains of a split network add theirs up to the same figures, in one
+ * reduction. */
+static int loop_state(mf_net_t *n, uint64_t *state, int *carried, int *fits, char *err,
+                      size_t len)
+{
+    static const int sum[3] = {MF_DOM_SUM, MF_DOM_SUM, MF_DOM_SUM};
+    uint64_t v[3] = {0, 0, 0};
     for (int s = 0; s < n->nsw; s++) {
         if (!mf_dom_local(n, s))
             continue;
@@ -64,20 +87,25 @@ static int loop_state(mf_net_t *n, uint64_t *state, int *carried, char *err, siz
             x = (x ^ l->out[p].rr) * 1099511628211ull;
         v[0] += x;
         v[1] += (uint64_t)l->rr_carried;
+        v[2] += (uint64_t)!decisions_fit(l);
     }
-    if (mf_dom_reduce(n, v, sum, 2, err, len))
+    if (mf_dom_reduce(n, v, sum, 3, err, len))
         return -1;
     *state = v[0];
     *carried = v[1] != 0;
+    *fits = v[2] == 0;
     return 0;
 }
 
 /* The remembered iteration an iteration starting from (state, phase)
- * repeats, or -1.  Records j..nrec-1 repeat from there on if record j
- * started from the same state, or if none of them used a pointer it
- * found. */
+ * repeats, or -1.  The last one repeats itself if the pointers it ended
+ * with (state) choose as the ones it found; records j..nrec-1 repeat from
+ * there on if record j started from the same state, or if none of them
+ * used a pointer it found. */
 static int repeat_of(const iter_rec_t *r, int nrec, uint64_t state, uint64_t phase)
 {
+    if (r[nrec - 1].fits_end && r[nrec - 1].phase == phase)
+        return nrec - 1;
     int any_state = 1;
     for (int j = nrec - 1; j >= 0; j--) {
         any_state &= r[j].any_state;
@@ -115,8 +143,8 @@ int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, vo
         snprintf(err, len, "out of memory");
         goto out;
     }
-    int carried = 0;
-    if (period && loop_state(n, &state, &carried, err, len))
+    int carried = 0, fits = 0;
+    if (period && loop_state(n, &state, &carried, &fits, err, len))
         goto out;
     for (i = 0; i < iters; i++) {
         if (nrec == i && nrec > 0) {
@@ -139,9 +167,9 @@ int mf_iter_loop(mf_net_t *n, int size, int iters, int fast, mf_once_fn once, vo
         uint64_t next = one.end > mf_net_now(n) ? one.end : mf_net_now(n);
         if (record) {
             uint64_t start = state; /* the next start's, from here on */
-            if (loop_state(n, &state, &carried, err, len))
+            if (loop_state(n, &state, &carried, &fits, err, len))
                 goto out;
-            rec[nrec] = (iter_rec_t){start, at % period, next - at, !carried};
+            rec[nrec] = (iter_rec_t){start, at % period, next - at, !carried, fits};
             memcpy(lat_of + (size_t)nrec * (size_t)size, lat, (size_t)size * sizeof *lat);
             nrec++;
         }

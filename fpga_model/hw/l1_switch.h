@@ -30,8 +30,8 @@ typedef struct {
 typedef struct {
     mf_link_t link;       /* outgoing link (owned) */
     int connected;
-    struct mf_l1 *peer;   /* the L1 switch at the other end */
     int peer_port;
+    struct mf_l1 *peer;   /* the L1 switch at the other end */
     mf_fifo_t *peer_fifo; /* the input VC FIFOs this link feeds there, by VC (a
                            * VC allocation reads their stop state without
                            * loading the peer's L1 record first) */
@@ -41,6 +41,12 @@ typedef struct {
     const mf_remote_port_t *remote; /* the peer is in another domain: packets go
                                      * there (NULL: the peer is simulated here) */
     uint32_t remote_id;   /* the link's number for it: switch * max ports + port */
+    /* the mf_l1_t.epoch in which a pointer from before it decided a choice
+     * (sw_alloc.c choose_with_found_pointer); the pointers rr_lo..rr_hi
+     * (cyclic) choose the same.  In the padding the fields above leave:
+     * the struct stays 176 bytes. */
+    uint32_t rr_decided;
+    uint32_t rr_lo, rr_hi;
 } mf_outport_t;
 
 /* What an output VC last learned of its downstream FIFO's stop signal: the
@@ -85,8 +91,9 @@ typedef struct mf_l1 {
     const mf_eject_port_t *eject; /* by engine (global rank) */
     uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */
     int id;
-    /* Did a choice between requesters use a round-robin pointer set before
-     * this epoch (coll/iter.c: an iteration that did not repeats exactly)? */
+    /* Did a round-robin pointer set before this epoch decide a choice
+     * between requesters (coll/iter.c: an iteration in which none did
+     * repeats from any pointers; out[].rr_decided says which ports)? */
     uint32_t epoch;
     int rr_carried;
     uint32_t phit_bytes;

@@ -68,12 +68,53 @@ static int grant(mf_l1_t *l, int port, unsigned i, unsigned nvc, unsigned ncand,
     return 1;
 }
 
-/* A choice among `several` requesters for port takes its round-robin
- * pointer into account; note it if the pointer was set before this epoch. */
-static inline void note_choice(mf_l1_t *l, int port, int several)
+/* Could requester i -- if a set bit of `bits`, or any when bits is NULL --
+ * be granted `port` now?  The checks grant() makes, without its effects:
+ * wants() and the downstream stop. */
+static int grantable(mf_l1_t *l, int port, const uint64_t *bits, unsigned i, unsigned nvc,
+                     uint64_t now)
 {
-    if (several && l->out[port].rr_epoch != l->epoch)
+    if (bits && !(bits[i / 64] >> (i % 64) & 1))
+        return 0;
+    mf_pkt_t *k = candidate(l, port, i, nvc);
+    return wants(k, port, now) && !mf_vc_stopped(l, k, now);
+}
+
+/* Arbitration for `port` among several requesters with a round-robin
+ * pointer set before this epoch (coll/iter.c: what decides whether an
+ * iteration repeats): the winner is the first requester at or after the
+ * pointer that can be granted, as in the arbiters below.  If two or more
+ * can be granted, the pointer decides: note the pointers that choose the
+ * same winner -- a cyclic range, from the one after the grantable
+ * requester before the winner up to the winner -- and that this switch
+ * made such a choice.  The grant sets the pointer, so a port makes one
+ * such choice per epoch; one with nothing to grant costs what the
+ * arbiters' own tries would. */
+static void choose_with_found_pointer(mf_l1_t *l, int port, const uint64_t *bits,
+                                      unsigned nvc, unsigned ncand, uint64_t now)
+{
+    mf_outport_t *o = &l->out[port];
+    unsigned w = o->rr, tried = 0;
+    while (tried < ncand && !grantable(l, port, bits, w, nvc, now))
+        w = w + 1 == ncand ? 0 : w + 1, tried++;
+    if (tried == ncand)
+        return; /* none can be granted */
+    unsigned g = w;
+    do
+        g = g ? g - 1 : ncand - 1;
+    while (g != w && !grantable(l, port, bits, g, nvc, now));
+    if (g != w) { /* else the winner from any pointer */
+        o->rr_lo = g + 1 == ncand ? 0 : g + 1;
+        o->rr_hi = w;
+        o->rr_decided = l->epoch;
         l->rr_carried = 1;
+    }
+    grant(l, port, w, nvc, ncand, now); /* grants: w is grantable */
+}
+
+static inline int found_pointer(const mf_l1_t *l, int port)
+{
+    return l->out[port].rr_epoch != l->epoch;
 }
 
 /* Round robin over a bit set: first requester at or after rr, wrapping. */
@@ -83,7 +124,10 @@ static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
     unsigned nreq = 0;
     for (unsigned w = 0; w < (ncand + 63) / 64; w++)
         nreq += (unsigned)__builtin_popcountll(bits[w]);
-    note_choice(l, port, nreq > 1);
+    if (nreq > 1 && found_pointer(l, port)) {
+        choose_with_found_pointer(l, port, bits, nvc, ncand, now);
+        return;
+    }
     unsigned rr = l->out[port].rr, words = (ncand + 63) / 64;
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : rr, hi = pass ? rr : ncand;
@@ -106,7 +150,10 @@ static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
 /* Fallback for switches with more requesters than the bit set holds. */
 static void arbitrate_scan(mf_l1_t *l, int port, unsigned nvc, unsigned ncand, uint64_t now)
 {
-    note_choice(l, port, 1); /* requesters not counted: assume several */
+    if (found_pointer(l, port)) { /* requesters not counted: assume several */
+        choose_with_found_pointer(l, port, NULL, nvc, ncand, now);
+        return;
+    }
     for (unsigned j = 0; j < ncand; j++)
         if (grant(l, port, (l->out[port].rr + j) % ncand, nvc, ncand, now))
             return;
@@ -127,8 +174,11 @@ static void request(requests_t *r, uint32_t *ports, int port, unsigned i)
 static void arbitrate_word(mf_l1_t *l, int port, uint64_t bits, unsigned nvc, unsigned ncand,
                            uint64_t now)
 {
+    if ((bits & (bits - 1)) && found_pointer(l, port)) {
+        choose_with_found_pointer(l, port, &bits, nvc, ncand, now);
+        return;
+    }
     uint64_t late = bits & (~0ull << l->out[port].rr); /* rr < ncand <= 64 */
-    note_choice(l, port, (bits & (bits - 1)) != 0);
     while (bits) {
         unsigned i = (unsigned)__builtin_ctzll(late ? late : bits);
         if (grant(l, port, i, nvc, ncand, now))

@@ -270,7 +270,7 @@ static void test_fast_path(void)
         {"torus:4x4x4", 64, 1, MF_OPC_ALLREDUCE, 65536, 1},
         {"torus:3x3x3", 27, 1, MF_OPC_GATHER, 4096, 0},
         /* pointers it found decide choices, and the ones it ends with
-         * choose the same (iter.c decisions_fit) */
+         * choose the same (iter.c loop_state) */
         {"torus:5x5x1", 25, 1, MF_OPC_REDUCE, 512, 1},
         {"torus:3x3x2", 18, 1, MF_OPC_GATHER, 4096, 1},
         {"torus", 6, 2, MF_OPC_ALLREDUCE, 1024, 40},

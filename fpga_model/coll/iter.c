@@ -41,38 +41,25 @@ typedef struct {
 /* Start a new epoch of the pointers (l1_switch.h mf_l1_t.epoch). */
 static void rr_epoch_begin(mf_net_t *n)
 {
-    for (int s = 0; s < n->nsw; s++) {
-        if (!mf_dom_local(n, s))
-            continue;
-        n->sw[s].l1.epoch++;
-        n->sw[s].l1.rr_carried = 0;
-    }
+    for (int s = 0; s < n->nsw; s++)
+        if (mf_dom_local(n, s))
+            n->sw[s].l1.epoch++;
 }
 
-/* Do l's pointers now choose as those its choices found did, wherever
- * one of those decided in this epoch (sw_alloc.c choose_with_found_pointer)? */
-static int decisions_fit(const mf_l1_t *l)
+/* Does o's pointer now choose as the one a choice found did (the range
+ * sw_alloc.c choose_with_found_pointer noted)? */
+static int choice_fits(const mf_outport_t *o)
 {
-    if (!l->rr_carried)
-        return 1;
-    for (int p = 0; p < l->nports; p++) {
-        const mf_outport_t *o = &l->out[p];
-        if (o->rr_decided != l->epoch)
-            continue;
-        int in = o->rr_lo <= o->rr_hi ? o->rr >= o->rr_lo && o->rr <= o->rr_hi
-                                      : o->rr >= o->rr_lo || o->rr <= o->rr_hi;
-        if (!in)
-            return 0;
-    }
-    return 1;
+    return o->rr_lo <= o->rr_hi ? o->rr >= o->rr_lo && o->rr <= o->rr_hi
+                                : o->rr >= o->rr_lo || o->rr <= o->rr_hi;
 }
 
 /* What the network holds for the next iteration: a hash of the
  * allocators' round-robin pointers; whether a pointer set before
- * rr_epoch_begin decided a choice since; and whether the pointers now
- * choose as those did.  Sums of one figure per switch, so that the
- * domains of a split network add theirs up to the same figures, in one
- * reduction. */
+ * rr_epoch_begin decided a choice since (a port's rr_decided is this
+ * epoch); and whether the pointers now choose as those did.  Sums of one
+ * figure per switch, so that the domains of a split network add theirs up
+ * to the same figures, in one reduction. */
 static int loop_state(mf_net_t *n, uint64_t *state, int *carried, int *fits, char *err,
                       size_t len)
 {
@@ -83,11 +70,18 @@ static int loop_state(mf_net_t *n, uint64_t *state, int *carried, int *fits, cha
             continue;
         const mf_l1_t *l = &n->sw[s].l1;
         uint64_t x = 1469598103934665603ull ^ (uint64_t)s;
-        for (int p = 0; p < l->nports; p++)
-            x = (x ^ l->out[p].rr) * 1099511628211ull;
+        int decided = 0, misfit = 0;
+        for (int p = 0; p < l->nports; p++) {
+            const mf_outport_t *o = &l->out[p];
+            x = (x ^ o->rr) * 1099511628211ull;
+            if (o->rr_decided == l->epoch) {
+                decided = 1;
+                misfit |= !choice_fits(o);
+            }
+        }
         v[0] += x;
-        v[1] += (uint64_t)l->rr_carried;
-        v[2] += (uint64_t)!decisions_fit(l);
+        v[1] += (uint64_t)decided;
+        v[2] += (uint64_t)misfit;
     }
     if (mf_dom_reduce(n, v, sum, 3, err, len))
         return -1;

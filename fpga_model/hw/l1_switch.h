@@ -91,11 +91,9 @@ typedef struct mf_l1 {
     const mf_eject_port_t *eject; /* by engine (global rank) */
     uint64_t *eject_free_fx; /* per host slot x (1 + input ports): eject lane serialisers */
     int id;
-    /* Did a round-robin pointer set before this epoch decide a choice
-     * between requesters (coll/iter.c: an iteration in which none did
-     * repeats from any pointers; out[].rr_decided says which ports)? */
+    /* The round-robin pointers' epoch (coll/iter.c: one per recorded
+     * iteration); out[].rr_epoch and out[].rr_decided refer to it. */
     uint32_t epoch;
-    int rr_carried;
     uint32_t phit_bytes;
     uint32_t phits_per_cycle; /* datapath phits per cycle (eject lanes) */
     int eject_per_port;    /* collective packets: one eject lane per input port */

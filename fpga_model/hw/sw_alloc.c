@@ -85,9 +85,8 @@ static int grantable(mf_l1_t *l, int port, const uint64_t *bits, unsigned i, uns
  * iteration repeats): the winner is the first requester at or after the
  * pointer that can be granted, as in the arbiters below.  If two or more
  * can be granted, the pointer decides: note the pointers that choose the
- * same winner -- a cyclic range, from the one after the grantable
- * requester before the winner up to the winner -- and that this switch
- * made such a choice.  The grant sets the pointer, so a port makes one
+ * same winner: a cyclic range, from the one after the grantable
+ * requester before the winner up to the winner.  The grant sets the pointer, so a port makes one
  * such choice per epoch; one with nothing to grant costs what the
  * arbiters' own tries would. */
 static void choose_with_found_pointer(mf_l1_t *l, int port, const uint64_t *bits,
@@ -107,7 +106,6 @@ static void choose_with_found_pointer(mf_l1_t *l, int port, const uint64_t *bits
         o->rr_lo = g + 1 == ncand ? 0 : g + 1;
         o->rr_hi = w;
         o->rr_decided = l->epoch;
-        l->rr_carried = 1;
     }
     grant(l, port, w, nvc, ncand, now); /* grants: w is grantable */
 }
@@ -121,14 +119,16 @@ static inline int found_pointer(const mf_l1_t *l, int port)
 static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
                       unsigned ncand, uint64_t now)
 {
-    unsigned nreq = 0;
-    for (unsigned w = 0; w < (ncand + 63) / 64; w++)
-        nreq += (unsigned)__builtin_popcountll(bits[w]);
-    if (nreq > 1 && found_pointer(l, port)) {
-        choose_with_found_pointer(l, port, bits, nvc, ncand, now);
-        return;
-    }
     unsigned rr = l->out[port].rr, words = (ncand + 63) / 64;
+    if (found_pointer(l, port)) {
+        unsigned nreq = 0;
+        for (unsigned w = 0; w < words; w++)
+            nreq += (unsigned)__builtin_popcountll(bits[w]);
+        if (nreq > 1) {
+            choose_with_found_pointer(l, port, bits, nvc, ncand, now);
+            return;
+        }
+    }
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : rr, hi = pass ? rr : ncand;
         for (unsigned w = lo / 64; w < words && w * 64 < hi; w++) {

@@ -23,6 +23,19 @@ ok $? "csv rows: bcast, 5 nodes, positive latency, sizes 8..64 (doubles)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["topology"]=="fattree:16" and d["results"][0]["bytes"]==64' "$tmp/j"
 ok $? "json output parses and names the fat tree"
 
+# how many iterations were simulated, not added up as repeats (fast path):
+# a 4x4x4 Allreduce repeats its first of 100; a 3x3x3 Gather's first is a
+# cycle slower (a round-robin pointer it found decided), so two; with
+# --no-fast-path or --loop osu, all of them
+"$SIM" -c allreduce -m 65536:65536 --topology torus:4x4x4 --baseline --format json > "$tmp/si" 2>&1
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert (r["iterations"], r["simulated_iterations"]) == (100, 1) and 1 <= r["baseline_simulated_iterations"] <= 100, r' "$tmp/si"
+ok $? "json: a 4x4x4 Allreduce simulates 1 of its 100 iterations, the baseline at least 1"
+for args in "-i 40:2" "-i 40 --no-fast-path:40" "-i 7 --loop osu:7"; do
+    "$SIM" -c gather -m 1024:1024 --topology torus:3x3x3 ${args%:*} --format json > "$tmp/si" 2>&1
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["simulated_iterations"] == int(sys.argv[2]), r' "$tmp/si" "${args#*:}"
+    ok $? "json: a 3x3x3 Gather with ${args%:*} simulates ${args#*:} iterations"
+done
+
 "$SIM" -c allreduce -m 8:8 -i 1 --topology torus:4x2x2 --type int32 --op max --format csv > "$tmp/i" 2>&1
 grep -q 'allreduce,torus:4x2x2,16,8,' "$tmp/i"
 ok $? "--topology torus:4x2x2 gives 16 nodes"

@@ -394,19 +394,20 @@ static int sweep_point(void *ctx, int i, void *row, char *err, size_t len)
                            .bytes = b / w->es * w->es, .algo = o->algo};
     if (o->coll == MF_OPC_REDUCE_SCATTER)
         spec.counts = osu_rs_counts(b, P, w->es, w->rs_counts);
-    int iters = o->iters ? o->iters : default_iters(b), sim;
+    int iters = o->iters ? o->iters : default_iters(b);
     progress(o, b);
     if (o->loop_osu) {
         /* every iteration is simulated: a smaller default than OSU's */
         int it = o->iters ? o->iters : (b > 8192 ? 10 : 50);
         if (mf_coll_loop_osu(w->n, &spec, P, members, it, 2, &r->t, err, len))
             return -1;
-        iters = it;
-    } else if (mf_coll_loop(w->n, &spec, P, members, iters, !o->no_fast, &r->t, &sim, err, len)) {
+        iters = r->simulated = it;
+    } else if (mf_coll_loop(w->n, &spec, P, members, iters, !o->no_fast, &r->t, &r->simulated,
+                            err, len)) {
         return -1;
     }
     if (o->baseline && mf_bl_coll_loop(w->n, &w->host, &spec, P, members, iters, !o->no_fast,
-                                       &r->bl, &sim, err, len))
+                                       &r->bl, &r->bl_simulated, err, len))
         return -1;
     if (o->analytic && analytic_row(w->n, &w->host, &spec, P, members, w->lat, r, err, len))
         return -1;

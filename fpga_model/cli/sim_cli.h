@@ -39,6 +39,9 @@ typedef struct {
     uint64_t bytes;
     mf_coll_timing_t t, bl; /* offload; baseline (--baseline) */
     int iters;
+    /* of them, iterations simulated cycle by cycle (the rest repeat one of
+     * those exactly: the fast path, coll/iter.c); offload, baseline */
+    int simulated, bl_simulated;
     /* --analytic: one call simulated, rank P-1 and the root (rank 0), us */
     double bl_last, is_last, bl_root, is_root;
     mf_loggp_bcast_t eq;

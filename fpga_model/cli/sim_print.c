@@ -82,9 +82,13 @@ void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, int nrows
             json_object_object_add(r, "min_us", json_object_new_double(rows[i].t.min_us));
             json_object_object_add(r, "max_us", json_object_new_double(rows[i].t.max_us));
             json_object_object_add(r, "iterations", json_object_new_int(rows[i].iters));
+            json_object_object_add(r, "simulated_iterations",
+                                   json_object_new_int(rows[i].simulated));
             if (o->baseline) {
                 json_object_object_add(r, "baseline_us", json_object_new_double(rows[i].bl.avg_us));
                 json_object_object_add(r, "speedup", json_object_new_double(speedup(&rows[i])));
+                json_object_object_add(r, "baseline_simulated_iterations",
+                                       json_object_new_int(rows[i].bl_simulated));
             }
             if (o->analytic)
                 json_add_analytic(r, &rows[i]);

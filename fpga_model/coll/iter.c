@@ -9,13 +9,14 @@
  * on repeats the ones after it, and is added up instead of simulated.
  *
  * A start also repeats when the iterations since the matching one made no
- * choice with a pointer they found (sw_alloc.c choose_with_found_pointer): the pointers
- * they started from decided nothing, so any others do as well.  And an
- * iteration repeats itself when the pointers it ends with choose as the
- * ones it found did, wherever one of those decided (the range each such
- * choice notes), and the next starts in its phase: the next makes every
- * choice it made, so it ends with the same pointers again.  A loop whose
- * first iteration does either is one iteration simulated.
+ * choice with a pointer they found (sw_alloc.c choose_with_found_pointer):
+ * the pointers they started from decided nothing, so any others do as
+ * well.  And an iteration repeats itself when the pointers it ends with
+ * choose as the ones it found did, wherever one of those decided (the
+ * range each such choice notes), and the next starts in its phase: the
+ * next makes every choice it made, so it ends with the same pointers
+ * again.  A loop whose first iteration does either is one iteration
+ * simulated.
  */
 #include <stdio.h>
 #include <stdlib.h>

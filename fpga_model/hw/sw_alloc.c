@@ -86,9 +86,9 @@ static int grantable(mf_l1_t *l, int port, const uint64_t *bits, unsigned i, uns
  * pointer that can be granted, as in the arbiters below.  If two or more
  * can be granted, the pointer decides: note the pointers that choose the
  * same winner: a cyclic range, from the one after the grantable
- * requester before the winner up to the winner.  The grant sets the pointer, so a port makes one
- * such choice per epoch; one with nothing to grant costs what the
- * arbiters' own tries would. */
+ * requester before the winner up to the winner.  The grant sets the
+ * pointer, so a port makes one such choice per epoch; one with nothing to
+ * grant costs what the arbiters' own tries would. */
 static void choose_with_found_pointer(mf_l1_t *l, int port, const uint64_t *bits,
                                       unsigned nvc, unsigned ncand, uint64_t now)
 {

@@ -7,9 +7,10 @@
 # the report must count every one offloaded under its own class
 # (iallreduce, ...) and >= 1000 in all.  Then modeled time: Iallreduce +
 # compute + Wait must overlap (less than Allreduce + compute by 30 % of
-# the collective's latency), and neither call may end before the least
-# time a member takes in the model (mpifpga-sim's min_us for the same
-# Allreduce on the same torus: a figure without host time in it).
+# the collective's latency), and neither call may end sooner after the
+# first member's t0 than the least time a member takes in the model
+# (mpifpga-sim's min_us for the same Allreduce on the same torus: a figure
+# without host time in it).
 # Then nb_legal at -n 4 and -n 3: legal programs that hang if a start
 # waits for the other members or the engine stalls on a rank that is not
 # reading (test/mpi/nb_legal.c); of its 64 + 64 calls started at once,

@@ -43,7 +43,8 @@ ok $? "--topology torus:4x2x2 gives 16 nodes"
 for bad in "-c nosuch" "-c allreduce --op nosuch" "-c allreduce --type quad" "-c allreduce -m 9:3" \
            "-c allreduce --topology ring:4" "-c allreduce --params /nonexistent/x" \
            "-c allreduce --nodes 0" "-c bcast --root 8 --nodes 8" "--traffic nosuch --rate 0.1" \
-           "--traffic uniform" "--traffic uniform --rate 1.5" "-c allreduce --type double --op bxor" "-c allreduce --bogus"; do
+           "--traffic uniform" "--traffic uniform --rate 1.5" "-c allreduce --type double --op bxor" "-c allreduce --bogus" \
+           "-c allreduce -m 4:4" "-c allreduce --type double_int --op maxloc -m 0:8"; do
     # shellcheck disable=SC2086
     "$SIM" $bad > "$tmp/o" 2> "$tmp/e"
     rc=$?

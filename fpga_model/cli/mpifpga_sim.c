@@ -430,6 +430,9 @@ static int run_sweep(const opts_t *o)
         die2("--op: %s is not defined for --type %s", mf_op_name(o->op), mf_dtype_name(o->dtype));
     w.es = mf_elem_bytes(o->op, o->dtype);
     w.npts = sweep_sizes(o, w.es, w.sizes);
+    if (!w.npts) /* OSU leaves such sizes out too, but a run of none says nothing */
+        die2("-m: no size up to %llu B holds a whole %s element (%zu B); give a MAX of at "
+             "least %zu", (unsigned long long)o->max, mf_dtype_name(o->dtype), w.es, w.es);
     sweep_net(&w);
     row_t *rows = calloc(64, sizeof *rows);
     if (!rows)

@@ -131,6 +131,22 @@ script -qec "$SIM -c allreduce --nodes 4 -m 8:1024 -i 1" /dev/null > "$tmp/tty" 
 [ $? = 0 ] && tr '\r' '\n' < "$tmp/tty" | grep -q '^.*# mpifpga-sim: allreduce 1024 B (up to 1024 B) \.\.\.' &&
     [ "$(tr '\r' '\n' < "$tmp/tty" | grep -c '^[0-9]')" = 8 ]
 ok $? "on a terminal the sweep shows its progress, then the same 8 rows"
+# On a terminal, a size that runs long shows the modeled time its network
+# has reached (MPIFPGA_SIM_PROGRESS=0: at every tick, 1024 cycles); the
+# table is the one a pipe gets.  `script` (bsdutils) gives the terminal.
+"$SIM" -c allreduce -m 1048576:1048576 -i 1 --topology torus:4x4x4 > "$tmp/pipe" 2>&1
+MPIFPGA_SIM_PROGRESS=0 script -qec "$SIM -c allreduce -m 1048576:1048576 -i 1 --topology torus:4x4x4" \
+    "$tmp/pty" > /dev/null 2>&1
+tr '\r' '\n' < "$tmp/pty" | sed -n 's/.* \([0-9.]*\) us of modeled time simulated.*/\1/p' > "$tmp/reach"
+max=$(awk '$1 == 1048576 {print $4}' "$tmp/pipe")
+[ "$(wc -l < "$tmp/reach")" -ge 10 ] && [ -n "$max" ] &&
+    awk -v max="$max" '$1 <= prev || $1 > max {bad=1} {prev=$1} END {exit bad}' "$tmp/reach" &&
+    tr -d '\r' < "$tmp/pty" | sed 's/.*\x1b\[K//' | grep -E '^(#|[0-9])' | grep -v '^# mpifpga-sim: allreduce' |
+    diff - "$tmp/pipe" > /dev/null
+ok $? "a terminal sees the modeled time reached grow to at most the latency ($(wc -l < "$tmp/reach") lines, last $(tail -1 "$tmp/reach") us of $max), the table unchanged"
+MPIFPGA_SIM_PROGRESS=soon "$SIM" -c allreduce --nodes 8 -m 8:8 -i 1 > "$tmp/o" 2> "$tmp/e"
+[ $? = 2 ] && grep -q "MPIFPGA_SIM_PROGRESS: 'soon' is not a number of seconds" "$tmp/e"
+ok $? "a bad MPIFPGA_SIM_PROGRESS is refused ($(head -c 90 "$tmp/e"))"
 "$SIM" -c bcast --nodes 8 -m 8:8 --algorithm trees > "$tmp/o" 2> "$tmp/e"
 [ $? = 2 ] && grep -q "algorithm: 'trees' is not paper, tree or auto" "$tmp/e"
 ok $? "a bad --algorithm is refused with exit 2 ($(head -c 80 "$tmp/e"))"

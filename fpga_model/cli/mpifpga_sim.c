@@ -64,7 +64,9 @@ static void usage(FILE *f)
             "mpiexec -n K mpifpga-sim --traffic ...: the network's switches split among K\n"
             "         processes, exchanging at the link-latency lookahead\n"
             "split:   the same figures for any K and any partition (MPIFPGA_PARTITION:\n"
-            "         range, the default, cyclic or random[:SEED])\n");
+            "         range, the default, cyclic or random[:SEED])\n"
+            "progress: on a terminal, stderr shows the size running and the modeled time\n"
+            "         it has reached, every MPIFPGA_SIM_PROGRESS seconds (default 1)\n");
 }
 
 void die2(const char *fmt, ...)
@@ -78,25 +80,6 @@ void die2(const char *fmt, ...)
         fprintf(stderr, "\n");
     }
     sim_mpi_exit(2);
-}
-
-/* One progress line on stderr while a sweep runs, only when it is a
- * terminal (a log or pipe gets exactly what it got before); bytes 0 clears
- * it before the table. */
-static void progress(const opts_t *o, uint64_t bytes)
-{
-    static int tty = -1;
-    if (tty < 0)
-        tty = isatty(STDERR_FILENO) && sim_mpi_size() == 1;
-    if (!tty)
-        return;
-    if (!bytes) {
-        fputs("\r\033[K", stderr);
-        return;
-    }
-    fprintf(stderr, "\r\033[K# mpifpga-sim: %s %llu B (up to %llu B) ...", mf_opcode_name(o->coll),
-            (unsigned long long)bytes, (unsigned long long)o->max);
-    fflush(stderr);
 }
 
 static uint64_t parse_size(const char *opt, const char *s)
@@ -356,6 +339,7 @@ static void sweep_net(sweep_t *w)
     w->n = setup(w->o, &w->p, &w->t);
     if (split_switches)
         sim_split_net(w->n);
+    sim_progress_watch(w->n);
     w->used = 0;
     w->P = mf_net_nranks(w->n);
     if (w->o->root >= w->P)
@@ -395,7 +379,7 @@ static int sweep_point(void *ctx, int i, void *row, char *err, size_t len)
     if (o->coll == MF_OPC_REDUCE_SCATTER)
         spec.counts = osu_rs_counts(b, P, w->es, w->rs_counts);
     int iters = o->iters ? o->iters : default_iters(b);
-    progress(o, b);
+    sim_progress(o, b);
     if (o->loop_osu) {
         /* every iteration is simulated: a smaller default than OSU's */
         int it = o->iters ? o->iters : (b > 8192 ? 10 : 50);
@@ -449,7 +433,7 @@ static int run_sweep(const opts_t *o)
             rc = sweep_point(&w, i, &rows[i], err, sizeof err) ? 1 : 0;
     }
     if (sim_mpi_rank() == 0 || (split_switches && mf_dom_failed_here(w.n))) {
-        progress(o, 0);
+        sim_progress(o, 0);
         /* split: a domain that failed says why, rank 0 that one did */
         if (rc && (sim_mpi_rank() == 0 || mf_dom_failed_here(w.n)))
             fprintf(stderr, "mpifpga-sim: %s\n", err);

@@ -56,6 +56,11 @@ __attribute__((noreturn, format(printf, 1, 2))) void die2(const char *fmt, ...);
 int sim_split_net(mf_net_t *n);
 int sim_split_mode(const opts_t *o, int npts);
 
+/* sim_progress.c: the progress line for size `bytes` of the sweep (0: clear
+ * it before the table); sim_progress_watch: n's runs update it. */
+void sim_progress(const opts_t *o, uint64_t bytes);
+void sim_progress_watch(mf_net_t *n);
+
 /* The sweep's rows as table, csv or json on stdout. */
 void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, int nrows);
 

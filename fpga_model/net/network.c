@@ -539,7 +539,7 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
     if (n->dom)
         return mf_dom_run(n, until, err, errlen);
     n->progress_at = n->sim.active_cycles;
-    for (;;) {
+    for (unsigned steps = 0;; steps++) {
         uint64_t next = mf_sim_next(&n->sim);
         if (n->failed) {
             snprintf(err, errlen, "%s", n->err);
@@ -560,11 +560,19 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
                 mf_net_dump(n, stderr);
             return -1;
         }
+        if (n->on_progress && steps % MF_PROGRESS_CYCLES == MF_PROGRESS_CYCLES - 1)
+            n->on_progress(n->progress_ctx, n->sim.now);
     }
     return n->pending ? mf_net_stall_msg(n, n->pending, err, errlen) : 0;
 }
 
 void mf_net_set_watchdog(mf_net_t *n, uint64_t cycles) { n->watchdog = cycles; }
+
+void mf_net_set_progress(mf_net_t *n, void (*fn)(void *ctx, uint64_t cycle), void *ctx)
+{
+    n->on_progress = fn;
+    n->progress_ctx = ctx;
+}
 
 void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
 {

@@ -44,6 +44,8 @@ typedef struct mf_net {
     uint64_t progress_at;  /* sim.active_cycles when a flow last moved bytes or a call started */
     uint64_t last_entry;   /* latest cycle a posted call enters its switch */
     uint64_t watchdog;     /* active cycles without progress that stop a run, 0 = off */
+    void (*on_progress)(void *ctx, uint64_t cycle); /* mf_net_set_progress */
+    void *progress_ctx;
     char err[200];
     int failed;
     /* unicast ejection hook: synthetic traffic (traffic.c), baseline (baseline.c) */

@@ -141,8 +141,10 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
 /* flow.c; mf_flow_step returns MF_BUSY_RUN or 0 */
 int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c);
 int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
-/* ccm_wait.c: flows parked until their sink has room */
+/* ccm_wait.c: flows parked until their sink has room; the cycle a flow
+ * that can do nothing until input comes looks again (MF_NEVER: a push) */
 int mf_flow_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
+uint64_t mf_flow_input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
 /* Mark every input of f idle (its pushes wake nobody unless they complete
  * the stream: ports.c mf_stream_push) or not. */
 static inline void mf_flow_inputs_idle(mf_coll_t *c, const mf_flow_t *f, int idle)

@@ -490,82 +490,7 @@ static int inputs_closed(mf_coll_t *c, mf_flow_t *f)
     return 1;
 }
 
-/* Earliest cycle an input holds data that is not usable yet, or MF_NEVER;
- * the flow asks for it itself if the push that brought those bytes woke
- * nobody (an input marked idle then: ports.c mf_stream_push). */
-static uint64_t next_arrival(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
-{
-    uint64_t t = MF_NEVER, unwoken = 0;
-    for (int i = 0; i < f->nin; i++) {
-        const mf_stream_t *st = &c->st[f->in[i]];
-        t = min_u64(t, mf_stream_next_ready(st));
-        if (st->unwoken > unwoken)
-            unwoken = st->unwoken;
-    }
-    if (t != MF_NEVER && t <= unwoken)
-        mf_wake(&m->wake, t);
-    return t;
-}
-
 static int flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);
-
-/* A concatenation takes its inputs in order, so only the one it is at can
- * give it bytes: the others are marked idle (their pushes need not wake
- * the switch; one that completes a stream still does), and it looks again
- * when that one has bytes due (zero-length sinks still to signal: as the
- * others).  A recursive-doubling allgather joins the partner's block and
- * its own in rank order; waiting for the partner's, it was stepped for
- * every push of its own: 17 M of the 35 M flow steps of a 64 KiB
- * allreduce on a 16x16x16 torus moved nothing. */
-static uint64_t concat_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f)
-{
-    /* The step's last input_avail moved cur past the inputs it has all of
-     * and found none of the current one's bytes ready (a step that leaves
-     * bytes ready is busy), so its next segment is the first not yet due. */
-    if (f->empty_left || f->cur == f->nin)
-        return next_arrival(m, c, f); /* as before */
-    for (int i = 0; i < f->nin; i++)
-        c->st[f->in[i]].idle_input = i != f->cur;
-    uint64_t t = mf_stream_next_ready(&c->st[f->in[f->cur]]);
-    if (t != MF_NEVER) /* its push may have found it idle: no wake then */
-        mf_wake(&m->wake, t);
-    return t;
-}
-
-/* A flow that can do nothing until input comes: the cycle to look again.
- * A reduction needs an element from every input; an input that has one
- * ready is marked idle (its pushes need not wake the switch: bytes there
- * change nothing until the others have some), and the flow looks again
- * when the last of the inputs it waits for has bytes due -- a DMA reading
- * the host's part every cycle while the partner's part is still on the way
- * woke its switch every cycle for nothing.  Concatenations: concat_wait;
- * copies look again at the first arrival. */
-static uint64_t input_wait(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
-{
-    if (f->pos >= f->len || m->wake.sim->full_wakes)
-        return next_arrival(m, c, f);
-    if (f->kind == MF_FLOW_CONCAT)
-        return concat_wait(m, c, f);
-    if (f->kind != MF_FLOW_REDUCE)
-        return next_arrival(m, c, f);
-    uint64_t need = mf_elem_bytes(c->req.hdr.op, c->req.hdr.dtype), t = 0;
-    if (need > f->len - f->pos)
-        need = f->len - f->pos;
-    for (int i = 0; i < f->nin; i++) {
-        mf_stream_t *st = &c->st[f->in[i]];
-        st->idle_input = mf_stream_avail(st, now) >= need;
-        uint64_t due = mf_stream_next_ready(st); /* MF_NEVER: until a push comes */
-        if (!st->idle_input && due > t)
-            t = due;
-    }
-    if (t == 0) { /* no input it waits for (not expected): as before */
-        mf_flow_inputs_idle(c, f, 0);
-        return next_arrival(m, c, f);
-    }
-    if (t != MF_NEVER) /* that input's push may have found it idle: no wake then */
-        mf_wake(&m->wake, t);
-    return t;
-}
 
 /* Step f if anything can have changed for it; otherwise it sleeps until an
  * input gets data or closes (mf_stream_push / mf_stream_close), or, parked,
@@ -607,7 +532,7 @@ int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now)
      * whole element, is looked at every cycle still.) */
     if (f->blk >= 0 && !m->wake.sim->full_wakes && sink_room(m, c, &c->sk[f->blk], now, 1) == 0)
         return mf_flow_wait(m, c, f, now);
-    f->next_check = busy ? now + 1 : input_wait(m, c, f, now);
+    f->next_check = busy ? now + 1 : mf_flow_input_wait(m, c, f, now);
     return busy;
 }
 

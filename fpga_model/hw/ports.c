@@ -186,7 +186,7 @@ uint64_t mf_stream_push(mf_stream_pool_t *p, mf_stream_t *st, const uint8_t *dat
     /* The last push is still on its way (a DMA read pipelines a PCIe
      * latency of them): the consumer looks at this stream by its cycle --
      * it was woken for it, or asks for it itself -- and then asks for the
-     * next arrival, so this push need not wake anybody (flow.c
+     * next arrival, so this push need not wake anybody (ccm_wait.c
      * next_arrival).  Waking the switch for each let a flow that had since
      * parked, waiting for room, run it every cycle for nothing. */
     int covered = st->seg_tail > st->seg_head && st->last_ready > p->wake.sim->now;

@@ -159,10 +159,10 @@ typedef struct {
     uint8_t idle_input; /* the consumer cannot use more bytes here until something
                          * else happens -- a reduction waiting for another input,
                          * a flow waiting for room in its sink: a push wakes
-                         * nobody unless it completes the stream (flow.c
-                         * input_wait, ccm_wait.c) */
+                         * nobody unless it completes the stream
+                         * (ccm_wait.c mf_flow_input_wait, mf_flow_wait) */
     uint64_t unwoken;  /* readiness of the last push that woke nobody (idle_input):
-                        * the consumer asks for that cycle itself (flow.c) */
+                        * the consumer asks for that cycle itself (ccm_wait.c) */
     uint64_t *check;   /* consumer flow's next_check (set after the build) */
     struct mf_coll *call; /* its call, and the consumer flow's index in it */
     int consumer;

@@ -17,7 +17,6 @@ static struct {
     int tty;               /* -1: not yet known */
     const opts_t *o;
     uint64_t bytes;
-    const mf_net_t *n;
     double start, shown;   /* host wall clock, s: the size's start, the last line */
     double every;          /* s between lines (MPIFPGA_SIM_PROGRESS, default 1) */
 } prog = {.tty = -1, .every = 1};
@@ -44,14 +43,14 @@ static int progress_tty(void)
     return prog.tty;
 }
 
-static void progress_line(uint64_t cycle)
+static void progress_line(const mf_net_t *n, uint64_t cycle)
 {
     fprintf(stderr, "\r\033[K# mpifpga-sim: %s %llu B (up to %llu B) ...",
             mf_opcode_name(prog.o->coll), (unsigned long long)prog.bytes,
             (unsigned long long)prog.o->max);
     if (cycle)
         fprintf(stderr, " %.1f us of modeled time simulated, %.0f s",
-                mf_net_cycles_to_us(prog.n, cycle), prog.shown - prog.start);
+                mf_net_cycles_to_us(n, cycle), prog.shown - prog.start);
     fflush(stderr);
 }
 
@@ -66,24 +65,22 @@ void sim_progress(const opts_t *o, uint64_t bytes)
     }
     prog.o = o;
     prog.start = prog.shown = wall_s();
-    progress_line(0);
+    progress_line(NULL, 0);
 }
 
 /* mf_net_set_progress's hook: it only prints. */
-static void progress_tick(void *ctx, uint64_t cycle)
+static void progress_tick(void *net, uint64_t cycle)
 {
-    (void)ctx;
     double now = wall_s();
     if (!prog.bytes || now - prog.shown < prog.every)
         return;
     prog.shown = now;
-    progress_line(cycle);
+    progress_line(net, cycle);
 }
 
 void sim_progress_watch(mf_net_t *n)
 {
     if (!progress_tty())
         return;
-    prog.n = n;
-    mf_net_set_progress(n, progress_tick, NULL);
+    mf_net_set_progress(n, progress_tick, n);
 }

@@ -68,7 +68,7 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
     if (n->dom)
         return mf_dom_run(n, until, err, errlen);
     n->progress_at = n->sim.active_cycles;
-    for (unsigned steps = 0;; steps++) {
+    for (;;) {
         uint64_t next = mf_sim_next(&n->sim);
         if (n->failed) {
             snprintf(err, errlen, "%s", n->err);
@@ -89,7 +89,7 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen)
                 mf_net_dump(n, stderr);
             return -1;
         }
-        if (n->on_progress && steps % MF_PROGRESS_CYCLES == MF_PROGRESS_CYCLES - 1)
+        if (n->on_progress && n->sim.active_cycles % MF_PROGRESS_CYCLES == 0)
             n->on_progress(n->progress_ctx, n->sim.now);
     }
     return n->pending ? mf_net_stall_msg(n, n->pending, err, errlen) : 0;

@@ -108,8 +108,9 @@ int mf_net_run(mf_net_t *n, uint64_t until, char *err, size_t errlen);
  * MF_WATCHDOG_DEFAULT, or MPIFPGA_WATCHDOG_CYCLES at mf_net_create. */
 #define MF_WATCHDOG_DEFAULT 10000000ull
 void mf_net_set_watchdog(mf_net_t *n, uint64_t cycles);
-/* A view for the user while mf_net_run runs: fn(ctx, cycle) every
- * MF_PROGRESS_CYCLES cycles it steps (fn NULL: none).  It only observes:
+/* A view for the user while mf_net_run runs: fn(ctx, cycle) after every
+ * MF_PROGRESS_CYCLES-th cycle the network steps, counted over all its runs,
+ * so a sweep of short calls ticks too (fn NULL: none).  It only observes:
  * no figure depends on it or on when it is called. */
 #define MF_PROGRESS_CYCLES 1024u
 void mf_net_set_progress(mf_net_t *n, void (*fn)(void *ctx, uint64_t cycle), void *ctx);

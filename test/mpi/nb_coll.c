@@ -27,9 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mpi_tap.h"
+#include "thread_cpu.h"
 
 #define NREQ 9
 #define N 64 /* elements per block */
@@ -225,31 +225,6 @@ static int persistent(int iters)
     return 0;
 }
 
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Independent host work: `s` seconds of this thread's CPU time. */
-static volatile double sink;
-static void compute(double s)
-{
-    if (s <= 0)
-        return; /* the latency alone: no clock reads charged */
-    double end = cpu_now() + s, x = 1;
-    while (cpu_now() < end)
-        for (int i = 0; i < 200; i++)
-            x = x * 1.0000001 + 1e-9;
-    sink = x;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Least modeled time (s) of 15 samples: collective (+ compute c s),
  * timed from this rank's t0 (returned) and, in *from_first if given,
@@ -271,10 +246,10 @@ static double timed(int mode, double c, double *buf, int n, double *from_first)
         double t0 = MPI_Wtime();
         if (mode == 0) {
             MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            compute(c);
+            burn_cpu_s(c);
         } else {
             MPI_Iallreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
-            compute(c);
+            burn_cpu_s(c);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
         }
         double end = MPI_Wtime(), first;

@@ -18,7 +18,8 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "thread_cpu.h"
 
 /* About 100 us of arithmetic on this machine; the same work on any core. */
 static double compute(int n)
@@ -27,13 +28,6 @@ static double compute(int n)
     for (int i = 0; i < n; i++)
         x = x * 1.0000001 + 1e-9;
     return x;
-}
-
-static double thread_cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 int main(int argc, char **argv)
@@ -51,13 +45,13 @@ int main(int argc, char **argv)
     double in = rank, out, in_coll = 0, sink = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    double left = thread_cpu(); /* when this rank left the last MPI call */
+    double left = thread_cpu_s(); /* when this rank left the last MPI call */
     for (int i = 0; i < iters; i++) {
         sink += compute(100000);
         double a = MPI_Wtime();
-        cpu[i] = thread_cpu() - left;
+        cpu[i] = thread_cpu_s() - left;
         MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        left = thread_cpu();
+        left = thread_cpu_s();
         in_coll += MPI_Wtime() - a;
     }
     double total = MPI_Wtime() - t0, tmax, cmean, crit = 0;

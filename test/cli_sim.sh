@@ -36,6 +36,10 @@ for args in "-i 40:2" "-i 40 --no-fast-path:40" "-i 7 --loop osu:7"; do
     ok $? "json: a 3x3x3 Gather with ${args%:*} simulates ${args#*:} iterations"
 done
 
+"$SIM" -c bcast -m 8:8 -i 3 --nodes 8 --loop osu -x 4 --format json > "$tmp/x" 2>&1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert (d["loop"], d["warmup_iterations"], d["results"][0]["iterations"]) == ("osu", 4, 3), d' "$tmp/x"
+ok $? "json: --loop osu -x 4 -i 3 says loop osu, 4 warm-up and 3 timed iterations"
+
 "$SIM" -c allreduce -m 8:8 -i 1 --topology torus:4x2x2 --type int32 --op max --format csv > "$tmp/i" 2>&1
 grep -q 'allreduce,torus:4x2x2,16,8,' "$tmp/i"
 ok $? "--topology torus:4x2x2 gives 16 nodes"
@@ -44,7 +48,8 @@ for bad in "-c nosuch" "-c allreduce --op nosuch" "-c allreduce --type quad" "-c
            "-c allreduce --topology ring:4" "-c allreduce --params /nonexistent/x" \
            "-c allreduce --nodes 0" "-c bcast --root 8 --nodes 8" "--traffic nosuch --rate 0.1" \
            "--traffic uniform" "--traffic uniform --rate 1.5" "-c allreduce --type double --op bxor" "-c allreduce --bogus" \
-           "-c allreduce -m 4:4" "-c allreduce --type double_int --op maxloc -m 0:8"; do
+           "-c allreduce -m 4:4" "-c allreduce --type double_int --op maxloc -m 0:8" \
+           "-c bcast -m 8:8 -x 5" "-c bcast -m 8:8 --loop osu -x -1"; do
     # shellcheck disable=SC2086
     "$SIM" $bad > "$tmp/o" 2> "$tmp/e"
     rc=$?

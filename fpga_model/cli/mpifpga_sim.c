@@ -36,7 +36,8 @@ static void usage(FILE *f)
             "                   [--nodes N] [--ppn K] [--root R] [--op OP] [--type TYPE]\n"
             "                   [--params u280|novog|FILE] [--format table|csv|json] [--no-fast-path]\n"
             "                   [--baseline [--host-params skx-opa|FILE]] [--analytic]\n"
-            "                   [--loop single|osu] [--algorithm paper|tree|auto] [--threads N]\n"
+            "                   [--loop single|osu [-x WARMUP]] [--algorithm paper|tree|auto]\n"
+            "                   [--threads N]\n"
             "       mpifpga-sim --traffic PATTERN --rate R [--topology ...] [--nodes N] [--cycles N]\n"
             "                   [--packet-phits P] [--params ...] [--threads N]\n"
             "collectives: bcast reduce allreduce scatter gather allgather reduce_scatter scan exscan\n"
@@ -52,6 +53,10 @@ static void usage(FILE *f)
             "            auto (the trees, except allreduce up to 2 KiB); on a fat tree the leaf\n"
             "            and spine switches aggregate bcast, reduce, allreduce, allgather of the\n"
             "            whole machine in every mode (001 sec. 4.4)\n"
+            "loop:    single (the default): every rank posts each call at the same cycle;\n"
+            "         osu: OSU's loop (a barrier after each call, each rank timed from its\n"
+            "         own entry), -x WARMUP untimed iterations per size (default 2) before\n"
+            "         the -i timed ones, as OSU's -i and -x\n"
             "threads: the switches of each cycle are shared among N threads (default: the\n"
             "         cores available, at most one per 64 switches; MPIFPGA_THREADS); every\n"
             "         figure is the same for any N\n"
@@ -134,20 +139,20 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"nodes", required_argument, 0, 'n'},      {"ppn", required_argument, 0, 'k'},
         {"root", required_argument, 0, 'r'},       {"op", required_argument, 0, 'o'},
         {"type", required_argument, 0, 'T'},       {"params", required_argument, 0, 'p'},
-        {"format", required_argument, 0, 'f'},     {"traffic", required_argument, 0, 'x'},
+        {"format", required_argument, 0, 'f'},     {"traffic", required_argument, 0, 'X'},
         {"rate", required_argument, 0, 'R'},       {"cycles", required_argument, 0, 'C'},
         {"packet-phits", required_argument, 0, 'P'}, {"no-fast-path", no_argument, 0, 'F'},
         {"baseline", no_argument, 0, 'B'},         {"host-params", required_argument, 0, 'H'},
         {"analytic", no_argument, 0, 'A'},         {"loop", required_argument, 0, 'L'},
         {"algorithm", required_argument, 0, 'G'},  {"help", no_argument, 0, 'h'},
-        {"threads", required_argument, 0, 'j'},
+        {"threads", required_argument, 0, 'j'},  {"warmup", required_argument, 0, 'x'},
         {0, 0, 0, 0}};
     *o = (opts_t){.min = 0, .max = 1 << 20, .topo = NULL, .nodes = 0, .ppn = 1,
                   .op = MF_OP_SUM, .dtype = MF_DT_DOUBLE, .params = "u280", .fmt = FMT_TABLE,
-                  .cycles = 10000, .pkt_phits = 1, .host = "skx-opa"};
+                  .cycles = 10000, .pkt_phits = 1, .host = "skx-opa", .warmup = -1};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":c:m:i:T:h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":c:m:i:x:T:h", lo, NULL)) != -1) {
         switch (c) {
         case 'c':
             if (mf_coll_parse(optarg, &o->coll) || !mf_opcode_is_coll(o->coll))
@@ -180,7 +185,8 @@ static void parse_args(int argc, char **argv, opts_t *o)
             else if (!strcmp(optarg, "json")) o->fmt = FMT_JSON;
             else die2("--format: '%s' is not table, csv or json", optarg);
             break;
-        case 'x':
+        case 'x': o->warmup = (int)parse_int("-x", optarg, 0, 100000000); break;
+        case 'X':
             if (mf_traffic_parse(optarg, &o->pattern))
                 die2("--traffic: unknown pattern '%s' (uniform transpose bitcomp neighbor tornado)",
                      optarg);
@@ -232,6 +238,11 @@ static void parse_args(int argc, char **argv, opts_t *o)
         die2("--analytic: 001 Eqs. 3-6 are for Bcast: use it with -c bcast");
     if (o->analytic)
         o->baseline = 1;
+    if (o->warmup >= 0 && !o->loop_osu)
+        die2("-x: warm-up iterations are OSU's loop's: use it with --loop osu (--loop single "
+             "posts every call at the same cycle and has none)");
+    if (o->warmup < 0)
+        o->warmup = 2;
     if (o->have_traffic && o->baseline)
         die2("--baseline: only with -c COLLECTIVE");
     if (o->have_traffic && o->rate > o->pkt_phits)
@@ -383,7 +394,7 @@ static int sweep_point(void *ctx, int i, void *row, char *err, size_t len)
     if (o->loop_osu) {
         /* every iteration is simulated: a smaller default than OSU's */
         int it = o->iters ? o->iters : (b > 8192 ? 10 : 50);
-        if (mf_coll_loop_osu(w->n, &spec, P, members, it, 2, &r->t, err, len))
+        if (mf_coll_loop_osu(w->n, &spec, P, members, it, o->warmup, &r->t, err, len))
             return -1;
         iters = r->simulated = it;
     } else if (mf_coll_loop(w->n, &spec, P, members, iters, !o->no_fast, &r->t, &r->simulated,

@@ -32,6 +32,7 @@ typedef struct {
     const char *host;   /* baseline host parameter set */
     int analytic;       /* print 001 Eqs. 3-6 beside the simulation (Bcast) */
     int loop_osu;       /* --loop osu: OSU's barrier-separated loop, ranks skewed */
+    int warmup;         /* -x: --loop osu's untimed iterations per size, as OSU's -x */
     mf_algo_mode_t algo; /* --algorithm paper|tree|auto */
 } opts_t;
 

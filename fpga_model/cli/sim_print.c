@@ -73,6 +73,9 @@ void print_rows(const opts_t *o, const mf_net_t *n, const row_t *rows, int nrows
         json_object_object_add(root, "ranks", json_object_new_int(ranks));
         json_object_object_add(root, "params", json_object_new_string(mf_net_params(n)->name));
         json_object_object_add(root, "datatype", json_object_new_string(mf_dtype_name(o->dtype)));
+        json_object_object_add(root, "loop", json_object_new_string(o->loop_osu ? "osu" : "single"));
+        if (o->loop_osu)
+            json_object_object_add(root, "warmup_iterations", json_object_new_int(o->warmup));
         if (o->baseline)
             json_object_object_add(root, "host_params", json_object_new_string(o->host));
         for (int i = 0; i < nrows; i++) {

@@ -19,13 +19,16 @@ static inline double thread_cpu_s(void)
 }
 
 /* Independent host work: spend `s` seconds of this thread's CPU time in
- * arithmetic (nothing when s <= 0: no clock read is charged either). */
+ * arithmetic (nothing, not even a clock read, when s <= 0). */
 static inline void burn_cpu_s(double s)
 {
     if (s <= 0)
-        return;
+        return; /* no clock read either: a caller may time this call */
+    double start = thread_cpu_s();
+    if (start < 0)
+        return; /* an unreadable clock would never reach the end */
     volatile double x = 1;
-    double end = thread_cpu_s() + s;
+    double end = start + s;
     while (thread_cpu_s() < end)
         for (int i = 0; i < 200; i++)
             x = x * 1.0000001 + 1e-9;

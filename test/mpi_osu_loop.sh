@@ -66,7 +66,7 @@ EOF_CS
             -T $oty -i 10 -x $x --format csv 2> "$tmp/x.err" | awk -F, -v s=$s '$2 == s { print $3 }')
         m=$("$SIM" -c $c -m $s:$s --nodes 8 --type $ty --loop osu -i 10 -x $x --format csv \
             2> "$tmp/x.err" | awk -F, -v s=$s '$4 == s { print $5 }')
-        eval "m$x=\${m:-}"
+        if [ $x = 0 ]; then m0=$m; else m5=$m; fi
         [ -n "$o" ] && [ "$o" = "$m" ]
         ok $? "-n 8 $c $s B, one size, -i 10 -x $x: plugin ${o:-?} us = mpifpga-sim --loop osu ${m:-?} us"
     done

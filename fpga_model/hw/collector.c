@@ -37,7 +37,7 @@ static int deliver(mf_collector_t *col, mf_coll_t *c, mf_pkt_t *k)
     if (k->h.last)
         st->closed = 1; /* seen by the consumer with the packet's data */
     st->src = k->src + 1; /* whose credits its takes return (ccm_credits.c) */
-    mf_stream_push(col->streams, st, k->zero ? NULL : k->data, k->len, k->ready);
+    mf_stream_push(col->streams, st, k->zero ? NULL : mf_pkt_data(k), k->len, k->ready);
     mf_pkt_free(col->pkts, k);
     return 1;
 }

@@ -266,8 +266,9 @@ static void net_flush(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, uint64_t ready)
         head->len = p2 * pb;
         head->zero = pk->zero;
         if (!pk->zero) {
-            memcpy(head->data, pk->data, head->len);
-            memmove(pk->data, pk->data + head->len, pk->len - head->len);
+            uint8_t *d = mf_pkt_data(pk);
+            memcpy(mf_pkt_data(head), d, head->len);
+            memmove(d, d + head->len, pk->len - head->len);
         }
         pk->len -= head->len;
         emit(m, c, k, head, 0, ready);
@@ -326,14 +327,15 @@ static void sink_net(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, const uint8_t *src
         size_t take = target - pk->len;
         if (take > n)
             take = n;
+        uint8_t *d = pk->zero && !src ? NULL : mf_pkt_data(pk);
         if (src && pk->zero) {
-            memset(pk->data, 0, pk->len);
+            memset(d, 0, pk->len);
             pk->zero = 0;
         }
         if (src)
-            memcpy(pk->data + pk->len, src, take);
+            memcpy(d + pk->len, src, take);
         else if (!pk->zero)
-            memset(pk->data + pk->len, 0, take);
+            memset(d + pk->len, 0, take);
         pk->len += (uint32_t)take;
         k->done += take;
         if (src)

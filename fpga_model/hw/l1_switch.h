@@ -17,6 +17,7 @@
 
 #define MF_MAX_VCS 8
 #define MF_MAX_NET_PORTS 32
+_Static_assert(MF_MAX_NET_PORTS <= 127, "a port number fits mf_pkt_t.out_port (int8_t)");
 #define MF_VC_WORDS (MF_MAX_NET_PORTS * MF_MAX_VCS / 64) /* input VC bit set */
 
 struct mf_l1;

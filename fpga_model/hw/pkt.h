@@ -17,10 +17,13 @@ typedef struct mf_pkt {
     mf_net_hdr_t h;
     uint16_t src;      /* source global rank: model bookkeeping, not on the wire */
     uint16_t nphits;   /* payload phits (0 for a header-only packet) */
-    int16_t out_port;  /* route computation result (-1: eject) */
+    int8_t out_port;   /* route computation result (-1: eject; < MF_MAX_NET_PORTS) */
     uint8_t out_vc;    /* VC on the output link */
     uint8_t in_vc;     /* VC it occupies at this hop */
     int8_t in_port;    /* network port it arrived on, -1 if injected here */
+    uint32_t len : 31; /* valid payload bytes (mf_pkt_data) */
+    uint32_t zero : 1; /* the payload is not filled: a collective's payload of
+                        * zeros (flow.c), or synthetic and baseline traffic's */
     uint64_t ready;    /* cycle from which the head may be used here */
     uint64_t tail_fx;  /* 16.16 fixed-point cycle the tail is here */
     union {            /* about the packet behind it (next), so that a pop
@@ -29,13 +32,30 @@ typedef struct mf_pkt {
         int16_t next_out;  /* in an input VC FIFO: its output port (l1_switch.c) */
     };
     uint64_t born;     /* cycle the packet was created (latency stats) */
-    /* the fields above fit one cache line (pkt.c aligns each packet); the
-     * payload's, read where it is delivered, are in the second */
-    uint8_t *data;     /* payload, capacity = pool payload_cap */
-    uint32_t len;      /* valid payload bytes */
-    uint8_t zero;      /* data[] is not filled: a collective's payload of zeros
-                        * (flow.c), or synthetic and baseline traffic's */
+    /* one cache line in all: a packet in flight costs one line (pkt.c) */
 } mf_pkt_t;
+
+/* Packets come in slabs of MF_PKT_SLAB_BYTES, aligned to that size: this
+ * header in the first line, then one packet a line.  A packet's payload is
+ * found from its own address (its slab, its index there), so the packet
+ * needs no pointer to it and fits one line. */
+#define MF_PKT_LINE 64
+#define MF_PKT_SLAB_BYTES 16384
+typedef struct mf_pkt_slab {
+    struct mf_pkt_slab *next;
+    uint8_t *payload;     /* mapped: payload_bytes, payload_cap a packet */
+    size_t payload_bytes;
+    size_t payload_cap;
+} mf_pkt_slab_t;
+
+/* The payload of a packet from mf_pkt_alloc: capacity the pool's
+ * payload_cap, len bytes valid. */
+static inline uint8_t *mf_pkt_data(const mf_pkt_t *k)
+{
+    uintptr_t a = (uintptr_t)k;
+    const mf_pkt_slab_t *s = (const mf_pkt_slab_t *)(a & ~(uintptr_t)(MF_PKT_SLAB_BYTES - 1));
+    return s->payload + ((a - (uintptr_t)s) / MF_PKT_LINE - 1) * s->payload_cap;
+}
 
 /* One thread's free list and slabs (a packet is freed on the thread of the
  * switch that holds it last, often not the one that allocated it). */

@@ -15,11 +15,11 @@ void mf_route_compute(mf_l1_t *l, mf_pkt_t *k)
         return;
     }
     if (k->h.dest >= l->nranks) { /* to an aggregation engine, along the tree */
-        k->out_port = (int16_t)mf_fattree_route_agg(l->topo, l->id, dsw);
+        k->out_port = (int8_t)mf_fattree_route_agg(l->topo, l->id, dsw);
         return;
     }
     int vc = k->h.vc;
-    k->out_port = (int16_t)mf_topo_route_node(l->topo, l->id, k->h.dest / l->topo->ppn,
+    k->out_port = (int8_t)mf_topo_route_node(l->topo, l->id, k->h.dest / l->topo->ppn,
                                               k->in_port, &vc);
     k->h.vc = (uint8_t)vc;
 }

@@ -46,7 +46,7 @@ static void send_pkt(void *ctx, uint32_t link, mf_pkt_t *k, uint64_t sent, uint6
             break;
         *m = (mf_dom_msg_t){.kind = MF_DOM_PKT, .to = to, .id = link, .state = part,
                             .cycle = head, .sent = sent};
-        memcpy(m->data, k->data + at, record_bytes(len, at));
+        memcpy(m->data, mf_pkt_data(k) + at, record_bytes(len, at));
     }
     mf_pkt_free(&d->net->pool, k);
 }
@@ -303,7 +303,7 @@ static int take_pkt(mf_net_t *n, const mf_dom_msg_t *in, size_t nin, size_t *i)
             mf_pkt_free(&n->pool, k);
             return -2;
         }
-        memcpy(k->data + at, r->data, record_bytes(len, at));
+        memcpy(mf_pkt_data(k) + at, r->data, record_bytes(len, at));
     }
     mf_link_put(&o->link, k, m->cycle);
     mf_l1_arriving(o, m->cycle);

@@ -19,7 +19,6 @@ void mf_route_compute(mf_l1_t *l, mf_pkt_t *k)
         return;
     }
     int vc = k->h.vc;
-    k->out_port = (int8_t)mf_topo_route_node(l->topo, l->id, k->h.dest / l->topo->ppn,
-                                              k->in_port, &vc);
+    k->out_port = (int8_t)mf_topo_route_rank(l->topo, l->id, dsw, k->h.dest, k->in_port, &vc);
     k->h.vc = (uint8_t)vc;
 }

@@ -221,9 +221,18 @@ int mf_topo_build(const mf_topo_spec_t *spec, int nnodes, int ppn, mf_topo_t *t,
         snprintf(err, errlen, "unknown topology kind %d", (int)spec->kind);
         rc = -1;
     }
-    if (rc)
+    if (!rc && !(t->rank_sw = malloc((size_t)t->nranks * sizeof *t->rank_sw))) {
+        snprintf(err, errlen, "out of memory for the rank -> switch table (%d ranks)",
+                 t->nranks);
+        rc = -1;
+    }
+    if (rc) {
         mf_topo_free(t);
-    return rc;
+        return rc;
+    }
+    for (int r = 0; r < t->nranks; r++)
+        t->rank_sw[r] = t->node_sw[r / ppn];
+    return 0;
 }
 
 void mf_topo_free(mf_topo_t *t)
@@ -231,6 +240,7 @@ void mf_topo_free(mf_topo_t *t)
     free(t->peer_sw);
     free(t->peer_port);
     free(t->node_sw);
+    free(t->rank_sw);
     free(t->node_slot);
     free(t->sw_nodes);
     free(t->sw_level);

@@ -36,6 +36,8 @@ typedef struct mf_topo {
     int8_t *peer_port;
     /* attachment of nodes to switches */
     int32_t *node_sw;     /* node -> switch */
+    int32_t *rank_sw;     /* rank -> switch: node_sw[rank / ppn] without the
+                           * division, which every route computation needs */
     int32_t *node_slot;   /* node -> host slot on that switch (0..) */
     int32_t *sw_nodes;    /* switch -> number of nodes attached (0 for spines) */
     /* torus */
@@ -123,7 +125,18 @@ static inline int mf_topo_engine_switch(const mf_topo_t *t, int nranks, int gran
 {
     if (grank >= nranks)
         return grank - nranks;
-    return t->node_sw[grank / t->ppn];
+    return t->rank_sw[grank];
+}
+
+/* Output port at sw towards rank dst_rank, whose switch is dst_sw
+ * (mf_topo_engine_switch): mf_topo_route_node, without a division on the
+ * torus, where the route depends on the switch alone. */
+static inline int mf_topo_route_rank(const mf_topo_t *t, int sw, int dst_sw, int dst_rank,
+                                     int in_port, int *vc)
+{
+    if (t->kind == MF_TOPO_TORUS)
+        return mf_torus_route(t, sw, dst_sw, in_port < 0 ? MF_PORT_NONE : in_port, vc);
+    return mf_fattree_route_node(t, sw, dst_rank / t->ppn);
 }
 
 #endif

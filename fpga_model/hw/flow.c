@@ -327,15 +327,16 @@ static void sink_net(mf_ccm_t *m, mf_coll_t *c, mf_sink_t *k, const uint8_t *src
         size_t take = target - pk->len;
         if (take > n)
             take = n;
-        uint8_t *d = pk->zero && !src ? NULL : mf_pkt_data(pk);
-        if (src && pk->zero) {
-            memset(d, 0, pk->len);
-            pk->zero = 0;
-        }
-        if (src)
+        if (src) {
+            uint8_t *d = mf_pkt_data(pk);
+            if (pk->zero) {
+                memset(d, 0, pk->len);
+                pk->zero = 0;
+            }
             memcpy(d + pk->len, src, take);
-        else if (!pk->zero)
-            memset(d + pk->len, 0, take);
+        } else if (!pk->zero) {
+            memset(mf_pkt_data(pk) + pk->len, 0, take);
+        }
         pk->len += (uint32_t)take;
         k->done += take;
         if (src)

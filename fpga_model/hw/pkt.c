@@ -26,8 +26,6 @@
 _Static_assert(sizeof(mf_pkt_t) <= MF_PKT_LINE, "a packet fits one cache line");
 _Static_assert(sizeof(mf_pkt_slab_t) <= MF_PKT_LINE, "a slab's header fits one line");
 
-typedef mf_pkt_slab_t slab_t;
-
 void mf_pool_init(mf_pool_t *p, size_t payload_cap)
 {
     *p = (mf_pool_t){.payload_cap = payload_cap};
@@ -38,7 +36,7 @@ void mf_pool_fini(mf_pool_t *p)
     for (int t = 0; t < MF_SIM_MAX_THREADS; t++) {
         mf_pool_local_t *l = &p->loc[t];
         while (l->slabs) {
-            slab_t *s = l->slabs;
+            mf_pkt_slab_t *s = l->slabs;
             l->slabs = s->next;
             munmap(s->payload, s->payload_bytes);
             free(s);
@@ -50,7 +48,7 @@ void mf_pool_fini(mf_pool_t *p)
 /* A slab of SLAB_PKTS packets onto l's free list, the first one on top. */
 static int add_slab(mf_pool_t *p, mf_pool_local_t *l)
 {
-    slab_t *s = aligned_alloc(MF_PKT_SLAB_BYTES, MF_PKT_SLAB_BYTES);
+    mf_pkt_slab_t *s = aligned_alloc(MF_PKT_SLAB_BYTES, MF_PKT_SLAB_BYTES);
     size_t bytes = SLAB_PKTS * (p->payload_cap ? p->payload_cap : 1);
     uint8_t *payload = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                             -1, 0);

@@ -277,14 +277,6 @@ int mf_topo_route_ex(const mf_topo_t *t, int sw, int dst_sw, int in_port, int *v
     return mf_fattree_route(t, sw, dst_sw);
 }
 
-int mf_topo_route_node(const mf_topo_t *t, int sw, int dst_node, int in_port, int *vc)
-{
-    if (t->kind == MF_TOPO_TORUS)
-        return mf_torus_route(t, sw, t->node_sw[dst_node], in_port < 0 ? MF_PORT_NONE : in_port,
-                              vc);
-    return mf_fattree_route_node(t, sw, dst_node);
-}
-
 int mf_topo_hops(const mf_topo_t *t, int a, int b)
 {
     if (a < 0 || b < 0 || a >= t->nswitches || b >= t->nswitches)

@@ -81,9 +81,6 @@ int mf_topo_route(const mf_topo_t *t, int sw, int dst_sw, int *vc);
  * of a dimension; it is still deadlock-free (see torus.c).
  */
 int mf_topo_route_ex(const mf_topo_t *t, int sw, int dst_sw, int in_port, int *vc);
-/* The same towards a node: on a fat tree the uplink depends on the
- * destination node, not only its leaf (destination-mod-k). */
-int mf_topo_route_node(const mf_topo_t *t, int sw, int dst_node, int in_port, int *vc);
 /* Network hops from switch a to switch b along the routed path. */
 int mf_topo_hops(const mf_topo_t *t, int a, int b);
 /*
@@ -128,9 +125,10 @@ static inline int mf_topo_engine_switch(const mf_topo_t *t, int nranks, int gran
     return t->rank_sw[grank];
 }
 
-/* Output port at sw towards rank dst_rank, whose switch is dst_sw
- * (mf_topo_engine_switch): mf_topo_route_node, without a division on the
- * torus, where the route depends on the switch alone. */
+/* As mf_topo_route_ex, towards rank dst_rank, whose switch is dst_sw
+ * (mf_topo_engine_switch): on a fat tree the uplink depends on the
+ * destination node, not only its leaf (destination-mod-k); on the torus
+ * the route depends on the switch alone, so it takes no division. */
 static inline int mf_topo_route_rank(const mf_topo_t *t, int sw, int dst_sw, int dst_rank,
                                      int in_port, int *vc)
 {

@@ -23,6 +23,7 @@ static mf_coll_t *build(int P, int r, mf_opcode_t opc, mf_alg_t alg, int root, u
     c->req.hdr = (mf_proc_hdr_t){.opcode = (uint8_t)opc, .alg = (uint8_t)alg, .op = MF_OP_SUM,
                                  .dtype = MF_DT_DOUBLE, .root = (uint16_t)root, .size = size};
     if (mf_ccm_build(c, &e)) {
+        mf_ccm_free_schedule(c);
         free(c);
         return NULL;
     }
@@ -33,9 +34,7 @@ static void destroy(mf_coll_t *c)
 {
     if (!c)
         return;
-    free(c->st);
-    free(c->fl);
-    free(c->sk);
+    mf_ccm_free_schedule(c);
     free(c);
 }
 

@@ -118,15 +118,10 @@ static void free_record(void *unused, void *coll, uint64_t unused2)
     (void)unused;
     (void)unused2;
     mf_coll_t *c = coll;
-    free(c->st);
-    free(c->fl);
+    mf_ccm_free_schedule(c);
     for (int i = 0; i < c->ncredit_lines; i++)
         mf_credit_free(c->credit_lines[i]);
     free(c->credit_lines);
-    free(c->sk);
-    free(c->sk_by_off);
-    free(c->sk_active);
-    free(c->rd_st);
     free(c->counts);
     free(c);
 }

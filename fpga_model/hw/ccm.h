@@ -138,6 +138,8 @@ int mf_engines_post_agg_as(void *engines, int rank, int child, const mf_proc_hdr
 
 /* ccm_algo.c */
 int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct);
+/* ccm_build.c: free what mf_ccm_build allocated (built or not) */
+void mf_ccm_free_schedule(mf_coll_t *c);
 /* flow.c; mf_flow_step returns MF_BUSY_RUN or 0 */
 int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c);
 int mf_flow_step(mf_ccm_t *m, mf_coll_t *c, mf_flow_t *f, uint64_t now);

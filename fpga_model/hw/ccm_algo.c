@@ -7,25 +7,6 @@
 
 #include "hw/ccm_build.h"
 
-/* Sort sinks by flow (stable) so each flow's sinks are contiguous. */
-static int group_sinks(mf_coll_t *c)
-{
-    mf_sink_t *tmp = malloc(((size_t)c->nsk + 1) * sizeof *tmp);
-    if (!tmp)
-        return -1;
-    int m = 0;
-    for (int f = 0; f < c->nfl; f++) {
-        c->fl[f].sink0 = m;
-        for (int i = 0; i < c->nsk; i++)
-            if (c->sk[i].flow == f)
-                tmp[m++] = c->sk[i];
-        c->fl[f].nsink = m - c->fl[f].sink0;
-    }
-    memcpy(c->sk, tmp, (size_t)m * sizeof *tmp);
-    free(tmp);
-    return 0;
-}
-
 /* MPI: a collective that moves no data completes locally (MPICH returns
  * at once for count 0); only Barrier synchronises. */
 static int moves_no_data(const bld_t *b)
@@ -144,7 +125,7 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct)
     memset(c->tag_stream, 0xff, sizeof c->tag_stream);
     dispatch(&b);
     free(b.B);
-    if (b.fail || group_sinks(c))
+    if (b.fail || ccm_pack(c))
         return -1;
     for (int f = 0; f < c->nfl; f++) /* streams wake the flow that reads them */
         for (int i = 0; i < c->fl[f].nin; i++)

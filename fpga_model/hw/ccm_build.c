@@ -122,3 +122,65 @@ int ccm_empty(bld_t *b)
 {
     return ccm_copy_of(b, ccm_host_src(b, 0, 0));
 }
+
+static size_t line_up(size_t b) { return (b + 63) / 64 * 64; }
+
+/* The built schedule moved into one block, flows first, then streams,
+ * sinks (grouped by flow: each flow's from its sink0) and the per-sink and
+ * per-stream index arrays flow.c fills: a call's state in neighbouring
+ * lines instead of wherever the builder's reallocations left its pieces
+ * (a large network's calls do not fit the cache together).  Only the
+ * record points at these arrays, and only from here on. */
+int ccm_pack(mf_coll_t *c)
+{
+    size_t fl_b = line_up((size_t)c->nfl * sizeof *c->fl), st_b = line_up((size_t)c->nst * sizeof *c->st),
+           sk_b = line_up((size_t)c->nsk * sizeof *c->sk), ix_b = line_up(((size_t)c->nsk + 1) * sizeof(int)),
+           rd_b = line_up(((size_t)c->nst + 1) * sizeof(int));
+    char *a = aligned_alloc(64, fl_b + st_b + sk_b + 2 * ix_b + rd_b);
+    if (!a)
+        return -1;
+    mf_flow_t *fl = (mf_flow_t *)a;
+    mf_stream_t *st = (mf_stream_t *)(a + fl_b);
+    mf_sink_t *sk = (mf_sink_t *)(a + fl_b + st_b);
+    if (c->nfl)
+        memcpy(fl, c->fl, (size_t)c->nfl * sizeof *fl);
+    if (c->nst)
+        memcpy(st, c->st, (size_t)c->nst * sizeof *st);
+    int m = 0;
+    for (int f = 0; f < c->nfl; f++) {
+        fl[f].sink0 = m;
+        for (int i = 0; i < c->nsk; i++)
+            if (c->sk[i].flow == f)
+                sk[m++] = c->sk[i];
+        fl[f].nsink = m - fl[f].sink0;
+    }
+    for (; m < c->nsk; m++) /* none: every sink belongs to a flow */
+        sk[m] = c->sk[m];
+    free(c->fl);
+    free(c->st);
+    free(c->sk);
+    c->fl = fl;
+    c->st = st;
+    c->sk = sk;
+    c->sk_active = (int *)(a + fl_b + st_b + sk_b);
+    c->sk_by_off = (int *)(a + fl_b + st_b + sk_b + ix_b);
+    c->rd_st = (int *)(a + fl_b + st_b + sk_b + 2 * ix_b);
+    c->arena = a;
+    return 0;
+}
+
+void mf_ccm_free_schedule(mf_coll_t *c)
+{
+    if (c->arena) {
+        free(c->arena);
+    } else { /* the build stopped before ccm_pack */
+        free(c->st);
+        free(c->fl);
+        free(c->sk);
+    }
+    c->arena = NULL;
+    c->st = NULL;
+    c->fl = NULL;
+    c->sk = NULL;
+    c->sk_active = c->sk_by_off = c->rd_st = NULL;
+}

@@ -61,8 +61,9 @@ void ccm_to_host(bld_t *b, int f, uint64_t off, uint64_t len, uint64_t host_off)
 mf_sink_t *ccm_to_net(bld_t *b, int f, uint64_t off, uint64_t len, uint16_t dest, int tag);
 int ccm_to_stream(bld_t *b, int f, uint64_t off, uint64_t len); /* internal stream */
 int ccm_empty(bld_t *b);                                  /* a flow of no bytes */
-
-/* ---- binomial trees (relative rank vr = (r - root) mod P) ---------------- */
+/* The finished schedule into one block, sinks grouped by flow (sink0,
+ * nsink) and room for flow.c's index arrays; 0, or -1 out of memory. */
+int ccm_pack(mf_coll_t *c);
 
 static inline int ctz(unsigned v)
 {

@@ -57,10 +57,7 @@ static int order_sinks(mf_coll_t *c)
  * need not look at every sink.  Returns -1 if out of memory. */
 int mf_flow_prepare(mf_ccm_t *m, mf_coll_t *c)
 {
-    c->sk_by_off = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_by_off);
-    c->sk_active = malloc(((size_t)c->nsk + 1) * sizeof *c->sk_active);
-    c->rd_st = malloc(((size_t)c->nst + 1) * sizeof *c->rd_st);
-    if (!c->sk_by_off || !c->sk_active || !c->rd_st || order_sinks(c))
+    if (order_sinks(c)) /* the arrays: mf_ccm_build (ccm_build.c ccm_pack) */
         return -1;
     for (int i = 0; i < c->nst; i++)
         if (c->st[i].kind == MF_ST_HOST && c->st[i].issued < c->st[i].len)

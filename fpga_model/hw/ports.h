@@ -386,6 +386,8 @@ typedef struct mf_coll {
                                       * has had credits (ccm_credits.c) */
     int ncredit_lines;
     uint64_t host_done; /* latest host-visible event (read or write landing) */
+    void *arena;        /* fl, st, sk and their index arrays in one block
+                         * once built (ccm_build.c ccm_pack), or NULL */
 } mf_coll_t;
 
 static inline void mf_stream_note_moved(mf_stream_t *st)

@@ -125,6 +125,14 @@ int ccm_empty(bld_t *b)
 
 static size_t line_up(size_t b) { return (b + 63) / 64 * 64; }
 
+/* The builder's own arrays (before ccm_pack, or a build that stopped). */
+static void free_built(mf_coll_t *c)
+{
+    free(c->fl);
+    free(c->st);
+    free(c->sk);
+}
+
 /* The built schedule moved into one block, flows first, then streams,
  * sinks (grouped by flow: each flow's from its sink0) and the per-sink and
  * per-stream index arrays flow.c fills: a call's state in neighbouring
@@ -156,9 +164,7 @@ int ccm_pack(mf_coll_t *c)
     }
     for (; m < c->nsk; m++) /* none: every sink belongs to a flow */
         sk[m] = c->sk[m];
-    free(c->fl);
-    free(c->st);
-    free(c->sk);
+    free_built(c);
     c->fl = fl;
     c->st = st;
     c->sk = sk;
@@ -171,16 +177,13 @@ int ccm_pack(mf_coll_t *c)
 
 void mf_ccm_free_schedule(mf_coll_t *c)
 {
-    if (c->arena) {
+    if (c->arena)
         free(c->arena);
-    } else { /* the build stopped before ccm_pack */
-        free(c->st);
-        free(c->fl);
-        free(c->sk);
-    }
+    else /* the build stopped before ccm_pack */
+        free_built(c);
     c->arena = NULL;
-    c->st = NULL;
     c->fl = NULL;
+    c->st = NULL;
     c->sk = NULL;
     c->sk_active = c->sk_by_off = c->rd_st = NULL;
 }

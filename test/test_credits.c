@@ -58,6 +58,44 @@ static int64_t scatter_far(unsigned credit_hop, int *hops, mf_params_t *out)
     return lat;
 }
 
+/* Mean latency (us) of a 64 KiB Allgather over fattree:8's 32 nodes, which
+ * runs as one pipelined tree through the leaves' and spines' aggregation
+ * engines (001 sec. 4.4); -1 on failure.  *agg_hops gets the links
+ * between leaf 0's engine and its parent's aggregation engine. */
+static double ftree_allgather(unsigned credit_hop, int *agg_hops)
+{
+    mf_params_t p;
+    mf_topo_spec_t spec;
+    mf_topo_t t;
+    char err[256], hop[16];
+    snprintf(hop, sizeof hop, "%u", credit_hop);
+    if (mf_params_load("u280", &p, err, sizeof err) ||
+        mf_params_set(&p, "credit_hop_cycles", hop, err, sizeof err) ||
+        mf_topo_parse("fattree:8", &spec, err, sizeof err) ||
+        mf_topo_build(&spec, 32, 1, &t, err, sizeof err)) {
+        diag("%s", err);
+        return -1;
+    }
+    int members[32], port;
+    for (int i = 0; i < 32; i++)
+        members[i] = i;
+    int parent = mf_fattree_agg_parent(&t, t.node_sw[0], &port);
+    *agg_hops = mf_topo_engine_hops(&t, 32, 0, 32 + parent);
+    double us = -1;
+    mf_net_t *n = mf_net_create(&p, &t, err, sizeof err);
+    mf_coll_spec_t c = {.opc = MF_OPC_ALLGATHER, .op = MF_OP_SUM, .dtype = MF_DT_UINT8,
+                        .bytes = 65536};
+    mf_coll_timing_t tm;
+    if (n && !mf_comm_setup(n, 0, 32, members, err, sizeof err) &&
+        !mf_coll_once(n, &c, 32, members, NULL, NULL, mf_net_now(n), NULL, &tm, err, sizeof err))
+        us = tm.avg_us;
+    else
+        diag("%s", err);
+    mf_net_destroy(n);
+    mf_topo_free(&t);
+    return us;
+}
+
 static int never_exchange(void *ctx, const mf_dom_msg_t *o, size_t no, mf_dom_msg_t **in,
                           size_t *nin, char *err, size_t errlen)
 {
@@ -87,6 +125,17 @@ int main(void)
     ok(next >= 0 && (uint64_t)next < bound,
        "credits seen the next cycle: %lld cycles, below that bound (the option binds here)",
        (long long)next);
+
+    /* the fat tree's aggregation engines: credits climb the tree's links
+     * (mf_topo_engine_hops; a switch-to-switch route to a spine has none,
+     * and the credits' delay used to saturate at 2^32 cycles) */
+    int agg_hops = -1;
+    double ft_next = ftree_allgather(0, &agg_hops), ft_path = ftree_allgather(114, &agg_hops);
+    ok(agg_hops == 1, "a leaf's engine is one link below its parent's aggregation engine (%d)",
+       agg_hops);
+    ok(ft_next > 0 && ft_path >= ft_next * 0.9 && ft_path <= ft_next * 1.1,
+       "fattree:8 64 KiB Allgather through the aggregation engines: %.2f us with credits over "
+       "the path, %.2f us seen the next cycle (within 10 %%)", ft_path, ft_next);
 
     /* a split network refuses it */
     mf_topo_spec_t spec = {.kind = MF_TOPO_TORUS};

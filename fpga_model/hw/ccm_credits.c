@@ -47,8 +47,11 @@ static void credit_over_path(void *ccm, void *stream, uint64_t now)
     const mf_coll_t *c = st->call;
     int sender = st->src - 1, receiver = c->eng->grank;
     if (!st->credit_delay) { /* the path's hops, once per stream */
-        int hops = mf_topo_hops(m->topo, mf_topo_engine_switch(m->topo, m->topo->nranks, receiver),
-                                mf_topo_engine_switch(m->topo, m->topo->nranks, sender));
+        int hops = mf_topo_engine_hops(m->topo, m->cfg->nranks, receiver, sender);
+        if (hops < 0) {
+            mf_fault(&m->fault, "no path for stream credits between engines");
+            return;
+        }
         /* up to 2^20 cycles a hop on a long ring can pass 32 bits: saturate */
         uint64_t delay = (uint64_t)hops * m->cfg->credit_hop;
         st->credit_delay = delay ? (delay < UINT32_MAX ? (uint32_t)delay : UINT32_MAX) : 1;

@@ -294,3 +294,24 @@ int mf_topo_hops(const mf_topo_t *t, int a, int b)
     }
     return -1; /* routing loop: cannot happen for a consistent topology */
 }
+
+/* Up the fat tree's aggregation tree from switch a to its ancestor b: the
+ * links climbed, or -1 if b is not above a. */
+static int agg_levels_up(const mf_topo_t *t, int a, int b)
+{
+    for (int hops = 0, port; a >= 0; hops++, a = mf_fattree_agg_parent(t, a, &port))
+        if (a == b)
+            return hops;
+    return -1;
+}
+
+int mf_topo_engine_hops(const mf_topo_t *t, int nranks, int ga, int gb)
+{
+    int a = mf_topo_engine_switch(t, nranks, ga), b = mf_topo_engine_switch(t, nranks, gb);
+    if (t->kind == MF_TOPO_TORUS || (t->sw_level[a] == 0 && t->sw_level[b] == 0))
+        return mf_topo_hops(t, a, b);
+    /* an aggregation engine of an upper switch talks to its tree's children
+     * and parent only (ccm_ftree.c): the aggregation tree's links */
+    int up = agg_levels_up(t, a, b);
+    return up >= 0 ? up : agg_levels_up(t, b, a);
+}

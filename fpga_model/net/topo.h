@@ -83,6 +83,11 @@ int mf_topo_route(const mf_topo_t *t, int sw, int dst_sw, int *vc);
 int mf_topo_route_ex(const mf_topo_t *t, int sw, int dst_sw, int in_port, int *vc);
 /* Network hops from switch a to switch b along the routed path. */
 int mf_topo_hops(const mf_topo_t *t, int a, int b);
+/* Links between the switches of engines ga and gb (global ranks, or
+ * nranks + switch for a fat tree's aggregation engine): mf_topo_hops, or
+ * on a fat tree with an upper switch's aggregation engine the links of the
+ * aggregation tree between them; -1 if neither path exists. */
+int mf_topo_engine_hops(const mf_topo_t *t, int nranks, int ga, int gb);
 /*
  * The fat tree's aggregation tree (001 sec. 4.4: leaf and spine switches
  * both reduce and gather): every leaf, and the first switch (column 0) of

@@ -470,11 +470,28 @@ static int run_coll(const struct opts *o, enum osu_coll coll, int nranks, int fi
     return fails;
 }
 
+/* -h/--help anywhere: the text, before MPI_Init, so that it (and the man
+ * page built from it) needs no process manager.  Under mpiexec only the
+ * first rank (PMI_RANK unset or 0) prints it. */
+static int help_asked(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            const char *r = getenv("PMI_RANK");
+            if (!r || !strcmp(r, "0"))
+                usage(stdout);
+            return 1;
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o;
     int nranks, status = 0;
 
+    if (help_asked(argc, argv))
+        return 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);

@@ -6,7 +6,12 @@
 set -e
 name=$1 summary=$2 version=$3
 shift 3
-help=$("$@" 2>&1) || { echo "mkman.sh: '$*' failed" >&2; exit 1; }
+help=$("$@" 2>&1) || {
+  rc=$?
+  echo "mkman.sh: '$*' failed (exit $rc); it printed:" >&2
+  printf '%s\n' "$help" | head -n 40 >&2
+  exit 1
+}
 [ -n "$help" ] || { echo "mkman.sh: '$*' printed nothing" >&2; exit 1; }
 upper=$(printf '%s' "$name" | tr '[:lower:]' '[:upper:]')
 # troff: backslashes escaped, lines starting with . or ' protected

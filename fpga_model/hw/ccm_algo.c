@@ -113,6 +113,22 @@ static void dispatch(bld_t *b)
     }
 }
 
+/* The prefix sums of a reduce_scatter's counts, once per build: the
+ * builders ask for block offsets O(P) times (a sum each made a 512-node
+ * Reduce_scatter's builds O(P^2) per switch).  0, or -1 out of memory. */
+static int rs_displacements(bld_t *b)
+{
+    if (b->c->req.hdr.opcode != MF_OPC_REDUCE_SCATTER || !b->c->counts)
+        return 0;
+    b->disp = malloc(((size_t)b->P + 1) * sizeof *b->disp);
+    if (!b->disp)
+        return -1;
+    b->disp[0] = 0;
+    for (int j = 0; j < b->P; j++)
+        b->disp[j + 1] = b->disp[j] + b->c->counts[j];
+    return 0;
+}
+
 int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct)
 {
     bld_t b = {.c = c, .ct = ct, .P = ct->size, .r = ct->rank, .n = c->req.hdr.size,
@@ -123,8 +139,14 @@ int mf_ccm_build(mf_coll_t *c, const mf_ct_entry_t *ct)
         return -1;
     }
     memset(c->tag_stream, 0xff, sizeof c->tag_stream);
+    if (rs_displacements(&b)) {
+        mf_status_fail(&c->status, "out of memory for the %u ranks' reduce_scatter offsets",
+                       ct->size);
+        return -1;
+    }
     dispatch(&b);
     free(b.B);
+    free(b.disp);
     if (b.fail || ccm_pack(c))
         return -1;
     for (int f = 0; f < c->nfl; f++) /* streams wake the flow that reads them */

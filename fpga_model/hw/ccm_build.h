@@ -44,6 +44,8 @@ typedef struct {
     size_t es;      /* element size */
     int L, pof2, rem, newrank;
     uint64_t *B;    /* block boundaries for halving / doubling, pof2 + 1 */
+    uint64_t *disp; /* reduce_scatter with counts: byte offset of each rank's
+                     * block, P + 1 (ccm_rs_disp), or NULL */
     int fail;
 } bld_t;
 

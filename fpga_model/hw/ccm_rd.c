@@ -195,13 +195,7 @@ void ccm_reduce_rabenseifner(bld_t *b)
 /* Byte offset of comm rank i's block in a reduce_scatter vector. */
 uint64_t ccm_rs_disp(const bld_t *b, int i)
 {
-    const uint32_t *cnt = b->c->counts;
-    if (!cnt)
-        return (uint64_t)i * b->n;
-    uint64_t d = 0;
-    for (int j = 0; j < i; j++)
-        d += cnt[j];
-    return d;
+    return b->disp ? b->disp[i] : (uint64_t)i * b->n;
 }
 
 /* MPICH recursive-halving reduce_scatter: newrank i < rem stands for ranks

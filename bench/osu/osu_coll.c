@@ -46,7 +46,6 @@ struct opts {
     int full, validate;
     int type;       /* enum osu_type, -1: by collective */
     enum format fmt;
-    int help;
 };
 
 static int g_rank;
@@ -186,16 +185,15 @@ static int is_long(const char *a, const char *lng)
     return !strncmp(a, lng, n) && (a[n] == 0 || a[n] == '=');
 }
 
-/* Identical on every rank and before any communication. */
+/* Identical on every rank and before any communication (-h/--help was
+ * answered before MPI_Init: help_asked). */
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.coll = -1, .min = DEF_MIN, .max = DEF_MAX, .warmup = DEF_WARMUP,
                        .type = -1, .fmt = FMT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            o->help = 1;
-        } else if (!strcmp(a, "-f") || !strcmp(a, "--full")) {
+        if (!strcmp(a, "-f") || !strcmp(a, "--full")) {
             o->full = 1;
         } else if (!strcmp(a, "--validation") || !strcmp(a, "--validate")) {
             o->validate = 1;
@@ -255,8 +253,6 @@ static int parse(int argc, char **argv, struct opts *o)
             return bad("unexpected argument '%s'", a);
         }
     }
-    if (o->help)
-        return 0;
     if (o->coll < 0)
         return bad("no collective given (-c COLL)");
     if (o->max > LIMIT_MAX)
@@ -472,12 +468,15 @@ static int run_coll(const struct opts *o, enum osu_coll coll, int nranks, int fi
 
 /* -h/--help anywhere: the text, before MPI_Init, so that it (and the man
  * page built from it) needs no process manager.  Under mpiexec only the
- * first rank (PMI_RANK unset or 0) prints it. */
+ * first rank prints it (hydra's PMI_RANK or PMIx's PMIX_RANK unset or 0,
+ * as mpifpga-sim reads them: fpga_model/cli/sim_mpi_env.c). */
 static int help_asked(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             const char *r = getenv("PMI_RANK");
+            if (!r)
+                r = getenv("PMIX_RANK");
             if (!r || !strcmp(r, "0"))
                 usage(stdout);
             return 1;
@@ -500,13 +499,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (o.help) {
-        if (g_rank == 0)
-            usage(stdout);
-        MPI_Finalize();
-        return 0;
-    }
-
     /* json: one object for one collective, an array of them for "all". */
     json_object *jout = NULL;
     if (g_rank == 0 && o.fmt == FMT_JSON && o.coll == OSU_NCOLL)

@@ -11,7 +11,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$INFO" -n 12 > "$tmp/o" 2>&1
-ok $? "mpifpga-info runs"
+rc=$?
+[ $rc = 0 ] || tail -n 20 "$tmp/o" | sed 's/^/# /'
+ok $rc "mpifpga-info runs"
 for v in ENABLE COLLS MIN_BYTES MAX_BYTES SEGMENT_BYTES DEVICE ENGINE SWITCHD TOPOLOGY PARAMS \
          PPN CT_SLOTS CONNECT_TIMEOUT PROVIDER MODELED_TIME VERBOSE REPORT; do
     grep -q "^MPIFPGA_$v " "$tmp/o" || { echo "# missing MPIFPGA_$v"; false; } || break

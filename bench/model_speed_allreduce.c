@@ -11,6 +11,7 @@ typedef struct {
     double avg_us, max_us;
     uint64_t max_cycles, sim_cycles;
     uint64_t module_steps; /* switch produces the engine ran (mf_net_stats) */
+    uint64_t packet_steps, flow_only_steps; /* of them: moved packets; bytes of flows alone */
     uint64_t flow_steps, idle_steps; /* CCM flow steps, those that moved nothing */
     uint64_t credit_checks; /* looks at flows waiting for credits that found none */
     uint64_t peak_pkts, peak_stream_bytes;
@@ -88,6 +89,8 @@ static void allreduce_child(int k, int fd, unsigned limit_s, double mem_gib)
     r.max_cycles = t.max_cycles;
     r.sim_cycles = st.cycles;
     r.module_steps = st.module_steps;
+    r.packet_steps = st.packet_steps;
+    r.flow_only_steps = st.flow_only_steps;
     r.flow_steps = st.flow_steps;
     r.idle_steps = st.idle_steps - st.grant_waits;
     r.credit_checks = st.credit_checks;
@@ -183,13 +186,17 @@ int bench_allreduce(const opts_t *o)
            "a packet arriving, costs none), ns/step = cpu s / steps:\n");
     printf("   what one switch-cycle costs, which grows once the switches' state no longer "
            "fits the cache;\n");
+    printf("   pkt %% = steps that moved a packet, flow %% = steps that moved bytes of flows "
+           "alone (a streaming-flow fast path's most);\n");
     printf("   flows M = CCM flow steps, idle %% = those that moved no byte (CGR arbitration "
            "lost aside),\n   waits M = looks at a flow waiting for a partner's credits that found "
            "none: the model's work, the same on any machine.\n\n");
-    printf("%-9s %6s %9s %9s %9s %7s %8s %8s %8s %8s %7s %8s %6s %7s %8s %10s %10s  %s\n",
+    printf("%-9s %6s %9s %9s %9s %7s %8s %8s %8s %8s %7s %6s %6s %8s %6s %7s %8s %10s %10s  "
+           "%s\n",
            "torus",
            "ranks", "lat(us)", "max(us)", "cycles", "build s", "wall s", "cpu s", "Mrcyc/s",
-           "steps M", "ns/step", "flows M", "idle %", "waits M", "RSS MiB", "peak pkts",
+           "steps M", "ns/step", "pkt %", "flow %", "flows M", "idle %", "waits M", "RSS MiB",
+           "peak pkts",
            "stream KiB",
            "target");
     for (int i = 0; i < nsizes; i++) {
@@ -221,10 +228,12 @@ int bench_allreduce(const opts_t *o)
             double mrcs = r.run_s > 0 ? (double)r.sim_cycles * r.nsw / r.run_s / 1e6 : 0;
             double ns_step = r.module_steps ? r.cpu_s * 1e9 / (double)r.module_steps : 0;
             double idle = r.flow_steps ? 100.0 * (double)r.idle_steps / (double)r.flow_steps : 0;
-            printf("%-9s %6d %9.2f %9.2f %9llu %7.2f %8.2f %8.2f %8.3f %8.1f %7.0f %8.1f %6.1f "
-                   "%7.2f %8.0f %10llu %10.1f  %s\n",
+            double of = r.module_steps ? 100.0 / (double)r.module_steps : 0;
+            printf("%-9s %6d %9.2f %9.2f %9llu %7.2f %8.2f %8.2f %8.3f %8.1f %7.0f %6.1f %6.1f "
+                   "%8.1f %6.1f %7.2f %8.0f %10llu %10.1f  %s\n",
                    name, r.ranks, r.avg_us, r.max_us, (unsigned long long)r.max_cycles,
                    r.build_s, wall, r.cpu_s, mrcs, r.module_steps / 1e6, ns_step,
+                   of * (double)r.packet_steps, of * (double)r.flow_only_steps,
                    r.flow_steps / 1e6, idle, r.credit_checks / 1e6, mib,
                    (unsigned long long)r.peak_pkts,
                    r.peak_stream_bytes / 1024.0, target);

@@ -25,6 +25,7 @@
 #include "test_net.h"
 #include "coll/run.h"
 #include "mpifpga/osu.h"
+#include "traffic/traffic.h"
 
 /* At most this share of a collective's flow steps may move nothing. */
 #define IDLE_SHARE_MAX 0.20
@@ -42,6 +43,7 @@ static const mf_opcode_t colls[] = {MF_OPC_REDUCE,  MF_OPC_ALLREDUCE,      MF_OP
 typedef struct {
     uint64_t steps, idle; /* idle: moved nothing, CGR arbitration lost aside */
     uint64_t waits;       /* looks at a flow waiting for credits that found none */
+    mf_net_stats_t st;    /* all of them */
 } work_t;
 
 /* One collective on a new network (its counts from zero). */
@@ -74,7 +76,7 @@ static int run_one(const char *topo, int P, mf_opcode_t opc, uint64_t bytes, mf_
     }
     mf_net_stats_t st;
     mf_net_stats(n, &st);
-    *w = (work_t){st.flow_steps, st.idle_steps - st.grant_waits, st.credit_checks};
+    *w = (work_t){st.flow_steps, st.idle_steps - st.grant_waits, st.credit_checks, st};
     rc = 0;
 out:
     free(members);
@@ -90,7 +92,7 @@ static void check_topology(const char *topo, int P, mf_algo_mode_t algo)
     static const uint64_t sizes[] = {4096, 65536, 262144};
     for (int k = 0; k < NCOLLS; k++)
         for (int s = 0; s < 3; s++) {
-            work_t w = {0, 0, 0};
+            work_t w = {0};
             int rc = run_one(topo, P, colls[k], sizes[s], algo, &w);
             double share = w.steps ? (double)w.idle / (double)w.steps : 1.0;
             double waits = w.steps ? (double)w.waits / (double)w.steps : 1.0;
@@ -107,13 +109,59 @@ static void check_topology(const char *topo, int P, mf_algo_mode_t algo)
  * counts at least one step per flow's packet's worth. */
 static void check_counts_are_work(void)
 {
-    work_t small = {0, 0, 0}, big = {0, 0, 0};
+    work_t small = {0}, big = {0};
     int rc = run_one("torus:4x2x2", 16, MF_OPC_ALLREDUCE, 4096, MF_ALGO_PAPER, &small) |
              run_one("torus:4x2x2", 16, MF_OPC_ALLREDUCE, 262144, MF_ALGO_PAPER, &big);
     /* 256 KiB through each node's datapath at 64 B a step: 4096 steps a node at least */
     ok(rc == 0 && big.steps >= 16u * 4096 && big.steps > 8 * small.steps,
        "the steps grow with the bytes: %llu for 4 KiB, %llu for 256 KiB on 16 nodes",
        (unsigned long long)small.steps, (unsigned long long)big.steps);
+}
+
+/* A switch can send at most one packet a port and eject a few a cycle:
+ * a produce that moved packets moved at most this many on links. */
+#define LINK_PKTS_PER_STEP_MAX 8
+
+/* The produces that moved packets and those that moved bytes of flows alone
+ * (mf_net_stats packet_steps, flow_only_steps; what a fast path for
+ * streaming flows could leave out, doc/model.md section 10) are produces
+ * the engine ran, as many as the packets need, and the flows' own. */
+static void check_step_kinds(void)
+{
+    work_t w = {0};
+    int rc = run_one("torus:4x2x2", 16, MF_OPC_ALLREDUCE, 262144, MF_ALGO_PAPER, &w);
+    const mf_net_stats_t *st = &w.st;
+    ok(rc == 0 && st->packet_steps > 0 && st->flow_only_steps > 0 &&
+           st->packet_steps + st->flow_only_steps <= st->module_steps &&
+           st->packet_steps * LINK_PKTS_PER_STEP_MAX >= st->link_pkts &&
+           st->flow_only_steps * 10 >= st->module_steps,
+       "256 KiB Allreduce on 16 nodes: %llu produces, %llu moved packets (%llu on links), "
+       "%llu moved bytes of flows alone (a 256-byte packet takes four 64-byte datapath steps)",
+       (unsigned long long)st->module_steps, (unsigned long long)st->packet_steps,
+       (unsigned long long)st->link_pkts, (unsigned long long)st->flow_only_steps);
+
+    mf_topo_t t = {0};
+    mf_net_t *n = test_make_net(&params, "torus:4x2x2", 16, 1, &t);
+    mf_traffic_cfg_t cfg = {.pattern = MF_TR_UNIFORM, .rate = 0.2, .pkt_phits = 1,
+                            .warmup = 200, .measure = 2000, .drain_limit = 20000, .seed = 7};
+    mf_traffic_result_t res;
+    char err[256] = "";
+    mf_net_stats_t tr = {0};
+    rc = n ? mf_traffic_run(n, &cfg, &res, err, sizeof err) : -1;
+    if (rc)
+        diag("traffic: %s", n ? err : "no network");
+    else
+        mf_net_stats(n, &tr);
+    ok(rc == 0 && tr.flow_only_steps == 0 && tr.packet_steps > 0 &&
+           tr.packet_steps <= tr.module_steps &&
+           tr.packet_steps * LINK_PKTS_PER_STEP_MAX >= tr.link_pkts,
+       "uniform traffic, no flows: %llu produces, %llu moved packets (%llu on links), "
+       "%llu moved bytes of flows alone",
+       (unsigned long long)tr.module_steps, (unsigned long long)tr.packet_steps,
+       (unsigned long long)tr.link_pkts, (unsigned long long)tr.flow_only_steps);
+    if (n)
+        mf_net_destroy(n);
+    mf_topo_free(&t);
 }
 
 int main(void)
@@ -124,6 +172,7 @@ int main(void)
         return 1;
     }
     check_counts_are_work();
+    check_step_kinds();
     check_topology("torus:4x4x2", 32, MF_ALGO_PAPER);
     check_topology("torus:4x4x2", 32, MF_ALGO_TREE);
     check_topology("fattree:8", 32, MF_ALGO_PAPER);

@@ -78,6 +78,11 @@ typedef struct mf_ccm {
     uint64_t grant_waits;        /* of those, steps that found every CGR unit busy */
     uint64_t credit_checks;      /* looks at a flow waiting on a NET sink that found it
                                   * still without room (not counted as steps) */
+    /* the switch's produces that moved a packet (its L1 sent one on or
+     * ejected one), and those that moved bytes of flows alone (switch.c;
+     * in the line of mf_switch_t.agg, which every produce reads) */
+    uint64_t packet_steps;
+    uint64_t flow_only_steps;
 } mf_ccm_t;
 
 typedef struct mf_engine {

@@ -95,21 +95,27 @@ mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now)
 }
 
 /* Eject VC heads and injected packets addressed to local engines. */
-void mf_l1_eject_ready(mf_l1_t *l, uint64_t now)
+int mf_l1_eject_ready(mf_l1_t *l, uint64_t now)
 {
+    int n = 0;
     for (unsigned w = 0; w < l->vc_words; w++) {
         for (uint64_t m = l->eject_head[w]; m; m &= m - 1) {
             unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
             mf_pkt_t *k = mf_fifo_head(mf_l1_fifo(l, i));
-            if (k->ready <= now && eject_free(l, k, now))
+            if (k->ready <= now && eject_free(l, k, now)) {
                 mf_l1_eject(l, mf_l1_pop(l, i, now), now);
+                n++;
+            }
         }
     }
     for (int i = 0; i < l->nengines; i++) {
         mf_pkt_t *k = l->tx[i]->head;
-        if (k && k->out_port < 0 && k->ready <= now && eject_free(l, k, now))
+        if (k && k->out_port < 0 && k->ready <= now && eject_free(l, k, now)) {
             mf_l1_eject(l, mf_pq_pop_ahead(l->tx[i]), now);
+            n++;
+        }
     }
+    return n;
 }
 
 /* Packets that have arrived on port p enter their VC FIFOs. */

@@ -119,7 +119,7 @@ int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now);
  * (at most a link latency ahead of now)? */
 int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at);
 /* sw_alloc.c */
-void mf_sw_alloc(mf_l1_t *l, uint64_t now);
+int mf_sw_alloc(mf_l1_t *l, uint64_t now); /* packets granted */
 /* l1_switch.c */
 void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now);
 /* A packet whose head arrives at `head` is on o's link: the peer's hints
@@ -127,7 +127,7 @@ void mf_l1_traverse(mf_l1_t *l, int port, mf_pkt_t *k, uint64_t now);
 void mf_l1_arriving(mf_outport_t *o, uint64_t head);
 void mf_l1_eject(mf_l1_t *l, mf_pkt_t *k, uint64_t now);
 int mf_l1_receive(mf_l1_t *l, uint64_t now); /* 1 if a packet may have arrived */
-void mf_l1_eject_ready(mf_l1_t *l, uint64_t now);
+int mf_l1_eject_ready(mf_l1_t *l, uint64_t now); /* packets ejected */
 mf_pkt_t *mf_l1_pop(mf_l1_t *l, unsigned in_vc, uint64_t now);
 /* Packets in the L1 switch that may move in a later cycle? */
 int mf_l1_has_queued(const mf_l1_t *l);

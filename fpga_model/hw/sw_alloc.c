@@ -89,15 +89,15 @@ static int grantable(mf_l1_t *l, int port, const uint64_t *bits, unsigned i, uns
  * requester before the winner up to the winner.  The grant sets the
  * pointer, so a port makes one such choice per epoch; one with nothing to
  * grant costs what the arbiters' own tries would. */
-static void choose_with_found_pointer(mf_l1_t *l, int port, const uint64_t *bits,
-                                      unsigned nvc, unsigned ncand, uint64_t now)
+static int choose_with_found_pointer(mf_l1_t *l, int port, const uint64_t *bits,
+                                     unsigned nvc, unsigned ncand, uint64_t now)
 {
     mf_outport_t *o = &l->out[port];
     unsigned w = o->rr, tried = 0;
     while (tried < ncand && !grantable(l, port, bits, w, nvc, now))
         w = w + 1 == ncand ? 0 : w + 1, tried++;
     if (tried == ncand)
-        return; /* none can be granted */
+        return 0; /* none can be granted */
     unsigned g = w;
     do
         g = g ? g - 1 : ncand - 1;
@@ -107,7 +107,7 @@ static void choose_with_found_pointer(mf_l1_t *l, int port, const uint64_t *bits
         o->rr_hi = w;
         o->rr_decided = l->epoch;
     }
-    grant(l, port, w, nvc, ncand, now); /* grants: w is grantable */
+    return grant(l, port, w, nvc, ncand, now); /* grants: w is grantable */
 }
 
 static inline int found_pointer(const mf_l1_t *l, int port)
@@ -115,8 +115,9 @@ static inline int found_pointer(const mf_l1_t *l, int port)
     return l->out[port].rr_epoch != l->epoch;
 }
 
-/* Round robin over a bit set: first requester at or after rr, wrapping. */
-static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
+/* Round robin over a bit set: first requester at or after rr, wrapping; 1
+ * if it granted. */
+static int arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
                       unsigned ncand, uint64_t now)
 {
     unsigned rr = l->out[port].rr, words = (ncand + 63) / 64;
@@ -124,10 +125,8 @@ static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
         unsigned nreq = 0;
         for (unsigned w = 0; w < words; w++)
             nreq += (unsigned)__builtin_popcountll(bits[w]);
-        if (nreq > 1) {
-            choose_with_found_pointer(l, port, bits, nvc, ncand, now);
-            return;
-        }
+        if (nreq > 1)
+            return choose_with_found_pointer(l, port, bits, nvc, ncand, now);
     }
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : rr, hi = pass ? rr : ncand;
@@ -140,23 +139,23 @@ static void arbitrate(mf_l1_t *l, int port, const uint64_t *bits, unsigned nvc,
                 if (i >= hi)
                     break;
                 if (grant(l, port, i, nvc, ncand, now))
-                    return;
+                    return 1;
                 m &= m - 1;
             }
         }
     }
+    return 0;
 }
 
 /* Fallback for switches with more requesters than the bit set holds. */
-static void arbitrate_scan(mf_l1_t *l, int port, unsigned nvc, unsigned ncand, uint64_t now)
+static int arbitrate_scan(mf_l1_t *l, int port, unsigned nvc, unsigned ncand, uint64_t now)
 {
-    if (found_pointer(l, port)) { /* requesters not counted: assume several */
-        choose_with_found_pointer(l, port, NULL, nvc, ncand, now);
-        return;
-    }
+    if (found_pointer(l, port)) /* requesters not counted: assume several */
+        return choose_with_found_pointer(l, port, NULL, nvc, ncand, now);
     for (unsigned j = 0; j < ncand; j++)
         if (grant(l, port, (l->out[port].rr + j) % ncand, nvc, ncand, now))
-            return;
+            return 1;
+    return 0;
 }
 
 /* Record requester i for port; a port's bit set is cleared on first use. */
@@ -171,26 +170,25 @@ static void request(requests_t *r, uint32_t *ports, int port, unsigned i)
 
 /* Round robin over one word of requesters (ncand <= 64): those at or after
  * rr first, then the rest, each in ascending order, as arbitrate(). */
-static void arbitrate_word(mf_l1_t *l, int port, uint64_t bits, unsigned nvc, unsigned ncand,
-                           uint64_t now)
+static int arbitrate_word(mf_l1_t *l, int port, uint64_t bits, unsigned nvc, unsigned ncand,
+                          uint64_t now)
 {
-    if ((bits & (bits - 1)) && found_pointer(l, port)) {
-        choose_with_found_pointer(l, port, &bits, nvc, ncand, now);
-        return;
-    }
+    if ((bits & (bits - 1)) && found_pointer(l, port))
+        return choose_with_found_pointer(l, port, &bits, nvc, ncand, now);
     uint64_t late = bits & (~0ull << l->out[port].rr); /* rr < ncand <= 64 */
     while (bits) {
         unsigned i = (unsigned)__builtin_ctzll(late ? late : bits);
         if (grant(l, port, i, nvc, ncand, now))
-            return;
+            return 1;
         late &= ~(1ull << i);
         bits &= ~(1ull << i);
     }
+    return 0;
 }
 
 /* Switches with at most 64 requesters (a torus switch has 6 ports x VCs,
  * the L2 queue and its converters): each output's requests in one word. */
-static void alloc_word(mf_l1_t *l, unsigned nin, unsigned ncand, uint64_t now)
+static int alloc_word(mf_l1_t *l, unsigned nin, unsigned ncand, uint64_t now)
 {
     unsigned nvc = l->vcs;
     uint64_t bits[MF_MAX_NET_PORTS];
@@ -221,27 +219,28 @@ static void alloc_word(mf_l1_t *l, unsigned nin, unsigned ncand, uint64_t now)
             REQUEST(k->out_port, nin + 1 + (unsigned)e);
     }
 #undef REQUEST
+    int granted = 0;
     while (ports) {
         int p = __builtin_ctz(ports);
         ports &= ports - 1;
         if (mf_link_free(&l->out[p].link, now + l->stage + 1))
-            arbitrate_word(l, p, bits[p], nvc, ncand, now);
+            granted += arbitrate_word(l, p, bits[p], nvc, ncand, now);
     }
+    return granted;
 }
 
-void mf_sw_alloc(mf_l1_t *l, uint64_t now)
+int mf_sw_alloc(mf_l1_t *l, uint64_t now)
 {
     unsigned nvc = l->vcs;
     unsigned nin = (unsigned)l->nports * nvc, ncand = nin + 1 + (unsigned)l->nengines;
-    if (ncand <= 64) {
-        alloc_word(l, nin, ncand, now);
-        return;
-    }
+    if (ncand <= 64)
+        return alloc_word(l, nin, ncand, now);
+    int granted = 0;
     if (ncand > MAX_CAND) {
         for (int p = 0; p < l->nports; p++)
             if (l->out[p].connected && mf_link_free(&l->out[p].link, now + l->stage + 1))
-                arbitrate_scan(l, p, nvc, ncand, now);
-        return;
+                granted += arbitrate_scan(l, p, nvc, ncand, now);
+        return granted;
     }
     requests_t r;
     uint32_t ports = 0; /* outputs with at least one request */
@@ -267,6 +266,7 @@ void mf_sw_alloc(mf_l1_t *l, uint64_t now)
         int p = __builtin_ctz(ports);
         ports &= ports - 1;
         if (mf_link_free(&l->out[p].link, now + l->stage + 1))
-            arbitrate(l, p, r.bits[p], nvc, ncand, now);
+            granted += arbitrate(l, p, r.bits[p], nvc, ncand, now);
     }
+    return granted;
 }

@@ -70,12 +70,25 @@ static void drive_engine(mf_engine_t *e, uint64_t now, int *busy)
         mf_ccm_progress(e, now, busy);
 }
 
+/* What a produce did, for mf_net_stats: moved packets (`pkts` granted or
+ * ejected), or else bytes of flows alone -- what a fast path for streaming
+ * flows could leave out (doc/model.md section 10) -- if more flow steps
+ * moved bytes than the `moved` before it. */
+static void count_step(mf_ccm_t *m, int pkts, uint64_t moved)
+{
+    if (pkts)
+        m->packet_steps++;
+    else if (m->flow_steps - m->idle_steps != moved)
+        m->flow_only_steps++;
+}
+
 static void produce(mf_module_t *m, mf_sim_t *sim)
 {
     mf_switch_t *s = (mf_switch_t *)m;
     uint64_t now = sim->now;
     int busy = 0;
     s->ccm.credit_wait = 0; /* set again by a flow still waiting for credits */
+    uint64_t moved = s->ccm.flow_steps - s->ccm.idle_steps; /* flow steps that moved bytes */
     /* Engines take turns by the clock: the one served first (fair CGR
      * slots) is a function of the cycle alone, as a rotating-priority
      * arbiter's is -- not of which cycles the switch happened to run in,
@@ -85,10 +98,11 @@ static void produce(mf_module_t *m, mf_sim_t *sim)
         drive_engine(s->eng[i], now, &busy);
     if (s->agg)
         drive_engine(s->agg, now, &busy);
-    mf_l1_eject_ready(&s->l1, now);
-    mf_sw_alloc(&s->l1, now);
+    int pkts = mf_l1_eject_ready(&s->l1, now);
+    pkts += mf_sw_alloc(&s->l1, now);
     if (s->ccm.nl2_wait) /* flows parked on a full L2 queue: did it pop? */
         mf_ccm_l2_room(&s->ccm, now, &busy);
+    count_step(&s->ccm, pkts, moved);
     /* the L1 sleeps until a packet it holds can move (mf_l1_next_move) */
     uint64_t next = busy ? now + 1 : mf_l1_next_move(&s->l1, now);
     if (next != MF_NEVER)

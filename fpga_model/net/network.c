@@ -493,6 +493,8 @@ void mf_net_stats(const mf_net_t *n, mf_net_stats_t *st)
         const mf_switch_t *w = &n->sw[s];
         st->flow_steps += w->ccm.flow_steps;
         st->idle_steps += w->ccm.idle_steps;
+        st->packet_steps += w->ccm.packet_steps;
+        st->flow_only_steps += w->ccm.flow_only_steps;
         st->grant_waits += w->ccm.grant_waits;
         st->credit_checks += w->ccm.credit_checks;
         for (int p = 0; p < w->l1.nports; p++) {

@@ -65,6 +65,10 @@ typedef struct {
     uint64_t credit_checks;   /* looks at a flow waiting for a partner's credits (or its
                                * L2 queue) that found none: not steps, but work (the
                                * partner's count read, likely a miss on another switch) */
+    uint64_t packet_steps;    /* of module_steps, switch produces that moved a packet (an
+                               * L1 grant or ejection) */
+    uint64_t flow_only_steps; /* of module_steps, those that moved bytes of CCM flows and
+                               * no packet: a flow filling its next packet */
 } mf_net_stats_t;
 
 /* Create a network of `nnodes` nodes with `ppn` ranks each. */

@@ -17,7 +17,8 @@
  * and a concatenation returns credits only for the inputs it took from
  * (flow.c move; else the fat tree's Allgather looks 0.09-0.10 times).  (A concatenation woken by every push of an input it was not at
  * yet made a third of an allreduce's steps idle on 8x8x8, half on
- * 16x16x16.)
+ * 16x16x16.)  And the switch produces that moved packets or only bytes of
+ * flows (check_step_kinds) are counted as they happened.
  */
 #include <stdlib.h>
 
@@ -40,15 +41,12 @@ static const mf_opcode_t colls[] = {MF_OPC_REDUCE,  MF_OPC_ALLREDUCE,      MF_OP
                                     MF_OPC_REDUCE_SCATTER, MF_OPC_SCAN};
 #define NCOLLS (int)(sizeof colls / sizeof colls[0])
 
-typedef struct {
-    uint64_t steps, idle; /* idle: moved nothing, CGR arbitration lost aside */
-    uint64_t waits;       /* looks at a flow waiting for credits that found none */
-    mf_net_stats_t st;    /* all of them */
-} work_t;
+/* Flow steps that moved nothing, CGR arbitration lost aside. */
+static uint64_t idle_steps(const mf_net_stats_t *st) { return st->idle_steps - st->grant_waits; }
 
 /* One collective on a new network (its counts from zero). */
 static int run_one(const char *topo, int P, mf_opcode_t opc, uint64_t bytes, mf_algo_mode_t algo,
-                   work_t *w)
+                   mf_net_stats_t *st)
 {
     mf_topo_t t = {0}; /* freed below even if the topology was not built */
     mf_net_t *n = P <= 512 ? test_make_net(&params, topo, P, 1, &t) : NULL;
@@ -74,9 +72,7 @@ static int run_one(const char *topo, int P, mf_opcode_t opc, uint64_t bytes, mf_
         diag("%s %s: %s", topo, mf_opcode_name(opc), err);
         goto out;
     }
-    mf_net_stats_t st;
-    mf_net_stats(n, &st);
-    *w = (work_t){st.flow_steps, st.idle_steps - st.grant_waits, st.credit_checks, st};
+    mf_net_stats(n, st);
     rc = 0;
 out:
     free(members);
@@ -92,15 +88,17 @@ static void check_topology(const char *topo, int P, mf_algo_mode_t algo)
     static const uint64_t sizes[] = {4096, 65536, 262144};
     for (int k = 0; k < NCOLLS; k++)
         for (int s = 0; s < 3; s++) {
-            work_t w = {0};
+            mf_net_stats_t w = {0};
             int rc = run_one(topo, P, colls[k], sizes[s], algo, &w);
-            double share = w.steps ? (double)w.idle / (double)w.steps : 1.0;
-            double waits = w.steps ? (double)w.waits / (double)w.steps : 1.0;
-            ok(rc == 0 && w.steps > 0 && share <= IDLE_SHARE_MAX && waits <= CREDIT_CHECK_SHARE_MAX,
+            double steps = (double)w.flow_steps;
+            double share = w.flow_steps ? (double)idle_steps(&w) / steps : 1.0;
+            double waits = w.flow_steps ? (double)w.credit_checks / steps : 1.0;
+            ok(rc == 0 && w.flow_steps > 0 && share <= IDLE_SHARE_MAX &&
+                   waits <= CREDIT_CHECK_SHARE_MAX,
                "%s, %s mode, %s %llu B: %llu flow steps, %.1f %% moved nothing (at most %.0f %%); "
                "%.1f %% as many looks for credits that found none (at most %.0f %%)",
                topo, algo == MF_ALGO_PAPER ? "paper" : "tree", mf_opcode_name(colls[k]),
-               (unsigned long long)sizes[s], (unsigned long long)w.steps, 100 * share,
+               (unsigned long long)sizes[s], (unsigned long long)w.flow_steps, 100 * share,
                100 * IDLE_SHARE_MAX, 100 * waits, 100 * CREDIT_CHECK_SHARE_MAX);
         }
 }
@@ -109,13 +107,13 @@ static void check_topology(const char *topo, int P, mf_algo_mode_t algo)
  * counts at least one step per flow's packet's worth. */
 static void check_counts_are_work(void)
 {
-    work_t small = {0}, big = {0};
+    mf_net_stats_t small = {0}, big = {0};
     int rc = run_one("torus:4x2x2", 16, MF_OPC_ALLREDUCE, 4096, MF_ALGO_PAPER, &small) |
              run_one("torus:4x2x2", 16, MF_OPC_ALLREDUCE, 262144, MF_ALGO_PAPER, &big);
     /* 256 KiB through each node's datapath at 64 B a step: 4096 steps a node at least */
-    ok(rc == 0 && big.steps >= 16u * 4096 && big.steps > 8 * small.steps,
+    ok(rc == 0 && big.flow_steps >= 16u * 4096 && big.flow_steps > 8 * small.flow_steps,
        "the steps grow with the bytes: %llu for 4 KiB, %llu for 256 KiB on 16 nodes",
-       (unsigned long long)small.steps, (unsigned long long)big.steps);
+       (unsigned long long)small.flow_steps, (unsigned long long)big.flow_steps);
 }
 
 /* A switch can send at most one packet a port and eject a few a cycle:
@@ -128,9 +126,9 @@ static void check_counts_are_work(void)
  * the engine ran, as many as the packets need, and the flows' own. */
 static void check_step_kinds(void)
 {
-    work_t w = {0};
+    mf_net_stats_t w = {0};
     int rc = run_one("torus:4x2x2", 16, MF_OPC_ALLREDUCE, 262144, MF_ALGO_PAPER, &w);
-    const mf_net_stats_t *st = &w.st;
+    const mf_net_stats_t *st = &w;
     ok(rc == 0 && st->packet_steps > 0 && st->flow_only_steps > 0 &&
            st->packet_steps + st->flow_only_steps <= st->module_steps &&
            st->packet_steps * LINK_PKTS_PER_STEP_MAX >= st->link_pkts &&
@@ -142,8 +140,8 @@ static void check_step_kinds(void)
 
     mf_topo_t t = {0};
     mf_net_t *n = test_make_net(&params, "torus:4x2x2", 16, 1, &t);
-    mf_traffic_cfg_t cfg = {.pattern = MF_TR_UNIFORM, .rate = 0.2, .pkt_phits = 1,
-                            .warmup = 200, .measure = 2000, .drain_limit = 20000, .seed = 7};
+    mf_traffic_cfg_t cfg = {.pattern = MF_TR_UNIFORM, .rate = 0.05, .pkt_phits = 1,
+                            .warmup = 200, .measure = 8000, .drain_limit = 20000, .seed = 7};
     mf_traffic_result_t res;
     char err[256] = "";
     mf_net_stats_t tr = {0};
@@ -152,9 +150,11 @@ static void check_step_kinds(void)
         diag("traffic: %s", n ? err : "no network");
     else
         mf_net_stats(n, &tr);
-    ok(rc == 0 && tr.flow_only_steps == 0 && tr.packet_steps > 0 &&
-           tr.packet_steps <= tr.module_steps &&
-           tr.packet_steps * LINK_PKTS_PER_STEP_MAX >= tr.link_pkts,
+    /* at 0.05 a switch seldom moves two packets in one cycle, and each
+     * packet is ejected once besides its link hops: at least a produce
+     * per hop (with the grants not counted, a third of that) */
+    ok(rc == 0 && tr.flow_only_steps == 0 && tr.packet_steps >= tr.link_pkts &&
+           tr.link_pkts > 0 && tr.packet_steps <= tr.module_steps,
        "uniform traffic, no flows: %llu produces, %llu moved packets (%llu on links), "
        "%llu moved bytes of flows alone",
        (unsigned long long)tr.module_steps, (unsigned long long)tr.packet_steps,

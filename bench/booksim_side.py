@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """BookSim2 beside bench/model_speed, in one sitting (issue 23 item 5).
 
-    bench/booksim_side.py BOOKSIM [TORUS ...]      (from the build directory)
+    bench/booksim_side.py [--rounds N] BOOKSIM [TORUS ...]   (from the build directory)
 
 BOOKSIM is a BookSim2 binary built locally (not part of this repository:
 git clone https://github.com/booksim/booksim2 && make -C booksim2/src, which
@@ -16,6 +16,14 @@ CPU seconds) and the ratio, the model on one thread (MPIFPGA_THREADS=1) as
 BookSim2 runs on one.  CPU seconds, not wall: on a busy machine a
 simulator's wall time includes other jobs' share of the cores (model_speed
 prints its per-CPU-second figure beside the per-wall one).
+
+The sitting is N rounds (default 3), each the model's table and then
+BookSim2's runs, so that the two are measured minutes apart, not one
+after the other in one block: a slow phase of the machine then slows
+both halves of a round.  Per row the table gives each simulator's median
+over the rounds, the median of the rounds' ratios, and their lowest and
+highest.  Each round's figures follow the table.  Both simulators are
+deterministic (fixed seeds), so the near-saturation loads are found once.
 """
 import os
 import re
@@ -68,40 +76,95 @@ def model_rows(text):
     return rows
 
 
-def main(argv):
-    if len(argv) < 2 or not os.access(argv[1], os.X_OK):
-        sys.exit("usage: bench/booksim_side.py BOOKSIM [4x4x4|8x8x8]... "
-                 "(BOOKSIM: a BookSim2 binary built locally)")
-    if not os.access("bench/model_speed", os.X_OK):
-        sys.exit("booksim_side: run from the build directory after 'make bench/model_speed'")
-    tori = argv[2:] or ["4x4x4"]
-    print("# bench/model_speed --only traffic ...", file=sys.stderr, flush=True)
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else 0.0
+
+
+def parse_args(argv):
+    """(rounds, booksim binary, tori) or exit with the usage."""
+    usage = ("usage: bench/booksim_side.py [--rounds N] BOOKSIM [4x4x4|8x8x8]... "
+             "(BOOKSIM: a BookSim2 binary built locally)")
+    args, rounds = argv[1:], 3
+    if args[:1] == ["--rounds"]:
+        if len(args) < 2 or not args[1].isdigit() or not 1 <= int(args[1]) <= 20:
+            sys.exit(f"booksim_side: --rounds takes a count from 1 to 20\n{usage}")
+        rounds, args = int(args[1]), args[2:]
+    if not args or not os.access(args[0], os.X_OK):
+        sys.exit(usage)
+    tori = args[1:] or ["4x4x4"]
+    for t in tori:
+        if t not in ("4x4x4", "8x8x8"):
+            sys.exit(f"booksim_side: torus {t!r}: model_speed measures 4x4x4 and 8x8x8\n{usage}")
+    return rounds, args[0], tori
+
+
+def booksim_saturation(binary, k, tmp):
+    """Highest of RATES whose accepted rate is >= 95 % of the offered one."""
+    sat = RATES[0]
+    for r in RATES:
+        _, _, acc = booksim(binary, k, r, 1000, tmp)
+        if acc < 0.95 * r:
+            break
+        sat = r
+    return sat
+
+
+def run_model():
+    """One bench/model_speed --only traffic table: (rows, text)."""
     # one thread, as BookSim2 has: per CPU second is then one core against
     # one core (on several threads the model spends CPU on hand-overs)
-    model_out = subprocess.run(["./bench/model_speed", "--only", "traffic"],
-                               capture_output=True, text=True, check=True,
-                               env=dict(os.environ, MPIFPGA_THREADS="1")).stdout
-    model = model_rows(model_out)
-    print(f"{'torus':<7}{'load':<10}{'rate':>6}{'BookSim2 M/s':>14}{'model M/s':>12}{'ratio':>8}")
+    out = subprocess.run(["./bench/model_speed", "--only", "traffic"],
+                         capture_output=True, text=True, check=True,
+                         env=dict(os.environ, MPIFPGA_THREADS="1")).stdout
+    return model_rows(out), out
+
+
+def main(argv):
+    rounds, binary, tori = parse_args(argv)
+    if not os.access("bench/model_speed", os.X_OK):
+        sys.exit("booksim_side: run from the build directory after 'make bench/model_speed'")
+    loads = ("0.05", "0.2", "near-sat")
+    per_round = []  # [{(torus, load): (rate, booksim, model)}]
+    model_out = ""
     with tempfile.TemporaryDirectory(prefix="booksim_side.") as tmp:
-        for t in tori:
-            k = int(t.split("x")[0])
-            routers = k ** 3
-            period = 10000 if k == 4 else 2000
-            sat = RATES[0]
-            for r in RATES:
-                _, _, acc = booksim(argv[1], k, r, 1000, tmp)
-                if acc < 0.95 * r:
-                    break
-                sat = r
-            for load, rate in (("0.05", 0.05), ("0.2", 0.2), ("near-sat", sat)):
-                cyc, cpu, _ = booksim(argv[1], k, rate, period, tmp)
-                bs = cyc * routers / cpu / 1e6 if cpu > 0 else 0.0
-                m = model.get((t, load))
-                ratio = f"{m / bs:.1f}x" if m and bs else "-"
-                mtxt = f"{m:.3f}" if m else "-"
-                print(f"{t:<7}{load:<10}{rate:>6.2f}{bs:>14.3f}{mtxt:>12}{ratio:>8}", flush=True)
-    print("# model_speed's rows (Mrcyc/s per wall second, cpu = its CPU share, Mrcyc/cpu-s):")
+        sat = {t: booksim_saturation(binary, int(t.split("x")[0]), tmp) for t in tori}
+        for n in range(rounds):
+            print(f"# round {n + 1} of {rounds}: bench/model_speed --only traffic, then BookSim2",
+                  file=sys.stderr, flush=True)
+            model, model_out = run_model()
+            row = {}
+            for t in tori:
+                k = int(t.split("x")[0])
+                period = 10000 if k == 4 else 2000
+                for load, rate in zip(loads, (0.05, 0.2, sat[t])):
+                    cyc, cpu, _ = booksim(binary, k, rate, period, tmp)
+                    bs = cyc * k ** 3 / cpu / 1e6 if cpu > 0 else 0.0
+                    row[(t, load)] = (rate, bs, model.get((t, load)))
+            per_round.append(row)
+    print(f"{rounds} round(s); M router-cycles per CPU second, medians over the rounds; "
+          "ratio = median of the rounds' ratios (lowest-highest)")
+    print(f"{'torus':<7}{'load':<10}{'rate':>6}{'BookSim2':>10}{'model':>10}{'ratio':>8}"
+          f"{'range':>15}")
+    for t in tori:
+        for load in loads:
+            got = [r[(t, load)] for r in per_round]
+            bs = [g[1] for g in got if g[1] > 0]
+            m = [g[2] for g in got if g[2]]
+            ratios = [g[2] / g[1] for g in got if g[2] and g[1] > 0]
+            rtxt = f"{median(ratios):.1f}x" if ratios else "-"
+            span = f"{min(ratios):.1f}-{max(ratios):.1f}x" if ratios else "-"
+            mtxt = f"{median(m):.3f}" if m else "-"
+            print(f"{t:<7}{load:<10}{got[0][0]:>6.2f}{median(bs):>10.3f}{mtxt:>10}{rtxt:>8}"
+                  f"{span:>15}")
+    print("# each round: torus load BookSim2 model ratio")
+    for n, row in enumerate(per_round):
+        for (t, load), (_, bs, m) in row.items():
+            ratio = f"{m / bs:.1f}x" if m and bs else "-"
+            print(f"#   {n + 1} {t} {load:<9} {bs:.3f} {m if m else 0:.3f} {ratio}")
+    print("# model_speed's rows, last round (Mrcyc/s per wall second, cpu = its CPU share, "
+          "Mrcyc/cpu-s):")
     for line in model_out.splitlines():
         if re.match(r"^\d+x\d+x\d+$", line) or re.match(r"^\s+1 ", line):
             print(line)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """BookSim2 beside bench/model_speed, in one sitting (issue 23 item 5).
 
-    bench/booksim_side.py [--rounds N] BOOKSIM [TORUS ...]   (from the build directory)
+    bench/booksim_side.py [--quick] [--rounds N] BOOKSIM [TORUS ...]   (from the build directory)
 
 BOOKSIM is a BookSim2 binary built locally (not part of this repository:
 git clone https://github.com/booksim/booksim2 && make -C booksim2/src, which
@@ -24,6 +24,8 @@ both halves of a round.  Per row the table gives each simulator's median
 over the rounds, the median of the rounds' ratios, and their lowest and
 highest.  Each round's figures follow the table.  Both simulators are
 deterministic (fixed seeds), so the near-saturation loads are found once.
+--quick: model_speed --quick and BookSim2 runs a fifth as long, for a
+look at the set-up, not for a figure to quote.
 """
 import os
 import re
@@ -84,20 +86,25 @@ def median(xs):
 
 def parse_args(argv):
     """(rounds, booksim binary, tori) or exit with the usage."""
-    usage = ("usage: bench/booksim_side.py [--rounds N] BOOKSIM [4x4x4|8x8x8]... "
+    usage = ("usage: bench/booksim_side.py [--quick] [--rounds N] BOOKSIM [4x4x4|8x8x8]... "
              "(BOOKSIM: a BookSim2 binary built locally)")
-    args, rounds = argv[1:], 3
-    if args[:1] == ["--rounds"]:
+    args, rounds, quick = argv[1:], 3, False
+    while args[:1] in (["--quick"], ["--rounds"]):
+        if args[0] == "--quick":
+            quick, args = True, args[1:]
+            continue
         if len(args) < 2 or not args[1].isdigit() or not 1 <= int(args[1]) <= 20:
             sys.exit(f"booksim_side: --rounds takes a count from 1 to 20\n{usage}")
         rounds, args = int(args[1]), args[2:]
-    if not args or not os.access(args[0], os.X_OK):
+    if not args or args[0].startswith("-"):
         sys.exit(usage)
+    if not os.access(args[0], os.X_OK):
+        sys.exit(f"booksim_side: {args[0]}: not an executable BookSim2 binary\n{usage}")
     tori = args[1:] or ["4x4x4"]
     for t in tori:
         if t not in ("4x4x4", "8x8x8"):
             sys.exit(f"booksim_side: torus {t!r}: model_speed measures 4x4x4 and 8x8x8\n{usage}")
-    return rounds, args[0], tori
+    return rounds, quick, args[0], tori
 
 
 def booksim_saturation(binary, k, tmp):
@@ -111,18 +118,26 @@ def booksim_saturation(binary, k, tmp):
     return sat
 
 
-def run_model():
+def run_model(quick, tori, loads):
     """One bench/model_speed --only traffic table: (rows, text)."""
     # one thread, as BookSim2 has: per CPU second is then one core against
     # one core (on several threads the model spends CPU on hand-overs)
-    out = subprocess.run(["./bench/model_speed", "--only", "traffic"],
-                         capture_output=True, text=True, check=True,
-                         env=dict(os.environ, MPIFPGA_THREADS="1")).stdout
-    return model_rows(out), out
+    cmd = ["./bench/model_speed", "--only", "traffic"] + (["--quick"] if quick else [])
+    run = subprocess.run(cmd, capture_output=True, text=True,
+                         env=dict(os.environ, MPIFPGA_THREADS="1"))
+    if run.returncode:
+        sys.exit(f"booksim_side: {' '.join(cmd)} exited {run.returncode}:\n"
+                 f"{run.stdout[-400:]}{run.stderr[-400:]}")
+    rows = model_rows(run.stdout)
+    missing = [f"{t} {load}" for t in tori for load in loads if not rows.get((t, load))]
+    if missing:  # rather than a table of '-'
+        sys.exit(f"booksim_side: no 1-flit figure for {', '.join(missing)} in model_speed's "
+                 f"table (has its format changed?):\n{run.stdout[-600:]}")
+    return rows, run.stdout
 
 
 def main(argv):
-    rounds, binary, tori = parse_args(argv)
+    rounds, quick, binary, tori = parse_args(argv)
     if not os.access("bench/model_speed", os.X_OK):
         sys.exit("booksim_side: run from the build directory after 'make bench/model_speed'")
     loads = ("0.05", "0.2", "near-sat")
@@ -133,11 +148,11 @@ def main(argv):
         for n in range(rounds):
             print(f"# round {n + 1} of {rounds}: bench/model_speed --only traffic, then BookSim2",
                   file=sys.stderr, flush=True)
-            model, model_out = run_model()
+            model, model_out = run_model(quick, tori, loads)
             row = {}
             for t in tori:
                 k = int(t.split("x")[0])
-                period = 10000 if k == 4 else 2000
+                period = (10000 if k == 4 else 2000) // (5 if quick else 1)
                 for load, rate in zip(loads, (0.05, 0.2, sat[t])):
                     cyc, cpu, _ = booksim(binary, k, rate, period, tmp)
                     bs = cyc * k ** 3 / cpu / 1e6 if cpu > 0 else 0.0

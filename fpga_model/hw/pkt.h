@@ -18,7 +18,7 @@ typedef struct mf_pkt {
     uint16_t src;      /* source global rank: model bookkeeping, not on the wire */
     uint16_t nphits;   /* payload phits (0 for a header-only packet) */
     int8_t out_port;   /* route computation result (-1: eject; < MF_MAX_NET_PORTS) */
-    uint8_t out_vc;    /* VC on the output link */
+    uint8_t out_vc;    /* VC on the output link (chosen with the route) */
     uint8_t in_vc;     /* VC it occupies at this hop */
     int8_t in_port;    /* network port it arrived on, -1 if injected here */
     uint32_t len : 31; /* valid payload bytes (mf_pkt_data) */

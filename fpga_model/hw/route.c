@@ -16,9 +16,12 @@ void mf_route_compute(mf_l1_t *l, mf_pkt_t *k)
     }
     if (k->h.dest >= l->nranks) { /* to an aggregation engine, along the tree */
         k->out_port = (int8_t)mf_fattree_route_agg(l->topo, l->id, dsw);
-        return;
+    } else {
+        int vc = k->h.vc;
+        k->out_port = (int8_t)mf_topo_route_rank(l->topo, l->id, dsw, k->h.dest, k->in_port, &vc);
+        k->h.vc = (uint8_t)vc;
     }
-    int vc = k->h.vc;
-    k->out_port = (int8_t)mf_topo_route_rank(l->topo, l->id, dsw, k->h.dest, k->in_port, &vc);
-    k->h.vc = (uint8_t)vc;
+    /* the VC that VA will ask for depends on the route alone: chosen once
+     * here, not again at each stop check and grant (vc_alloc.c) */
+    k->out_vc = (uint8_t)mf_vc_choose(l, k);
 }

@@ -20,8 +20,7 @@ static unsigned mod(unsigned h, unsigned n)
     return (n & (n - 1)) == 0 ? h & (n - 1) : h % n;
 }
 
-/* The VC k takes on its output port. */
-static unsigned choose_vc(const mf_l1_t *l, const mf_pkt_t *k)
+unsigned mf_vc_choose(const mf_l1_t *l, const mf_pkt_t *k)
 {
     unsigned nvc = l->vcs;
     if (l->topo->kind == MF_TOPO_TORUS) {
@@ -46,14 +45,12 @@ static int seen_stopped(mf_l1_t *l, int port, unsigned v, uint64_t at)
 
 int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at)
 {
-    return seen_stopped(l, k->out_port, choose_vc(l, k), at);
+    return seen_stopped(l, k->out_port, k->out_vc, at);
 }
 
 int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
 {
-    unsigned v = choose_vc(l, k);
-    if (seen_stopped(l, k->out_port, v, now))
+    if (seen_stopped(l, k->out_port, k->out_vc, now))
         return -1;
-    k->out_vc = (uint8_t)v;
-    return (int)v;
+    return k->out_vc;
 }

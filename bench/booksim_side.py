@@ -85,7 +85,7 @@ def median(xs):
 
 
 def parse_args(argv):
-    """(rounds, booksim binary, tori) or exit with the usage."""
+    """(rounds, quick, booksim binary, tori) or exit with the usage."""
     usage = ("usage: bench/booksim_side.py [--quick] [--rounds N] BOOKSIM [4x4x4|8x8x8]... "
              "(BOOKSIM: a BookSim2 binary built locally)")
     args, rounds, quick = argv[1:], 3, False

@@ -114,9 +114,8 @@ static inline mf_fifo_t *mf_l1_peer_fifo(const mf_l1_t *l, int port, unsigned vc
 /* route.c: k->out_port (-1: eject here) and k->h.vc from k->h.dest */
 void mf_route_compute(mf_l1_t *l, mf_pkt_t *k);
 /* vc_alloc.c: the VC k takes on its output port (mf_route_compute keeps
- * it in k->out_vc); whether that VC is free now (-1: stopped) */
+ * it in k->out_vc, so VA is the stop check below) */
 unsigned mf_vc_choose(const mf_l1_t *l, const mf_pkt_t *k);
-int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now);
 /* Does k's VC on its output port see the downstream FIFO stopped at `at`
  * (at most a link latency ahead of now)? */
 int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at);

@@ -59,7 +59,7 @@ static int wants(const mf_pkt_t *k, int port, uint64_t now)
 static int grant(mf_l1_t *l, int port, unsigned i, unsigned nvc, unsigned ncand, uint64_t now)
 {
     mf_pkt_t *k = candidate(l, port, i, nvc);
-    if (!wants(k, port, now) || mf_vc_alloc(l, k, now) < 0)
+    if (!wants(k, port, now) || mf_vc_stopped(l, k, now)) /* VA: k->out_vc is free */
         return 0;
     take(l, port, i, nvc, now);
     l->out[port].rr = i + 1 == ncand ? 0 : i + 1; /* i < ncand */

@@ -47,10 +47,3 @@ int mf_vc_stopped(mf_l1_t *l, const mf_pkt_t *k, uint64_t at)
 {
     return seen_stopped(l, k->out_port, k->out_vc, at);
 }
-
-int mf_vc_alloc(mf_l1_t *l, mf_pkt_t *k, uint64_t now)
-{
-    if (seen_stopped(l, k->out_port, k->out_vc, now))
-        return -1;
-    return k->out_vc;
-}
